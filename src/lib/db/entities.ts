@@ -1,0 +1,182 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { EncryptedText } from './encrypted-text.ts';
+
+/**
+ * The data model. Sensitive free text goes through `EncryptedText` (one instance per property).
+ * Discord IDs are snowflakes kept as text. Timestamps are `timestamptz`.
+ */
+
+const createdAt = () => p.datetime().onCreate(() => new Date());
+const snowflake = () => p.string().length(20);
+
+/**
+ * Keeps a monotonic total in `stat_counters` for `GET /v1/stats`: inside the inserting transaction, so the counts
+ * cost the same to read at any table size and survive retention purges and privacy deletions.
+ */
+const countsInserts = (counter: string) => [
+	{
+		name: 'count_inserts',
+		timing: 'after' as const,
+		events: ['insert' as const],
+		forEach: 'row' as const,
+		body: `insert into stat_counters (name, value) values ('${counter}', 1) on conflict (name) do update set value = stat_counters.value + 1; return null;`
+	}
+];
+
+export const FEEDBACK_STATUSES = ['queued', 'approved', 'rejected'] as const;
+export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
+export const CRISIS_LEVELS = ['concern', 'high', 'imminent'] as const;
+export const CRISIS_TRIGGERS = ['command', 'context_menu', 'dm', 'mention', 'api'] as const;
+
+export const UserProfile = defineEntity({
+	name: 'UserProfile',
+	tableName: 'users',
+	triggers: countsInserts('users'),
+	properties: {
+		id: snowflake().primary(),
+		country: p.string().length(8).nullable(),
+		screeningOptOut: p.boolean().default(false),
+		memoryEnabled: p.boolean().default(true),
+		createdAt: createdAt(),
+		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
+	}
+});
+
+export const Guild = defineEntity({
+	name: 'Guild',
+	tableName: 'guilds',
+	properties: {
+		id: snowflake().primary(),
+		settings: p.json<Record<string, unknown>>().default('{}'),
+		joinedAt: createdAt(),
+		leftAt: p.datetime().nullable(),
+		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
+	}
+});
+
+export const MoodCheckIn = defineEntity({
+	name: 'MoodCheckIn',
+	tableName: 'mood_check_ins',
+	indexes: [{ properties: ['userId', 'createdAt'] }],
+	triggers: countsInserts('moodCheckIns'),
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		userId: snowflake(),
+		guildId: snowflake().nullable(),
+		mood: p.string().length(32),
+		intensity: p.smallint(),
+		note: p.type(new EncryptedText()).nullable(),
+		createdAt: createdAt()
+	}
+});
+
+export const GhostLetter = defineEntity({
+	name: 'GhostLetter',
+	tableName: 'ghost_letters',
+	indexes: [{ properties: ['userId', 'createdAt'] }],
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		userId: snowflake(),
+		content: p.type(new EncryptedText()),
+		createdAt: createdAt()
+	}
+});
+
+/** One answered companion turn (Discord or `POST /v1/chat`); what the `conversations` stat counts. No content. */
+export const Conversation = defineEntity({
+	name: 'Conversation',
+	tableName: 'conversations',
+	indexes: [{ properties: ['userId'] }, { properties: ['guildId'] }, { properties: ['createdAt'] }],
+	triggers: countsInserts('conversations'),
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		userId: snowflake().nullable(),
+		guildId: snowflake().nullable(),
+		source: p.string().length(16),
+		createdAt: createdAt()
+	}
+});
+
+/** Short-lived conversation memory, encrypted, expiring. */
+export const MemoryTurn = defineEntity({
+	name: 'MemoryTurn',
+	tableName: 'memory_turns',
+	indexes: [{ properties: ['userId', 'channelId', 'createdAt'] }, { properties: ['expiresAt'] }],
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		userId: snowflake(),
+		channelId: snowflake(),
+		role: p.string().length(16),
+		content: p.type(new EncryptedText()),
+		createdAt: createdAt(),
+		expiresAt: p.datetime()
+	}
+});
+
+export const CrisisEvent = defineEntity({
+	name: 'CrisisEvent',
+	tableName: 'crisis_events',
+	indexes: [{ properties: ['guildId', 'createdAt'] }, { properties: ['userId', 'createdAt'] }, { properties: ['createdAt'] }],
+	triggers: countsInserts('crisisEvents'),
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		guildId: snowflake().nullable(),
+		userId: snowflake().nullable(),
+		level: p.string().length(16),
+		categories: p.array().default([]),
+		trigger: p.string().length(16),
+		details: p.type(new EncryptedText()).nullable(),
+		alertMessageId: snowflake().nullable(),
+		acknowledgedBy: snowflake().nullable(),
+		acknowledgedAt: p.datetime().nullable(),
+		resolvedBy: snowflake().nullable(),
+		resolvedAt: p.datetime().nullable(),
+		createdAt: createdAt()
+	}
+});
+
+export const Feedback = defineEntity({
+	name: 'Feedback',
+	tableName: 'feedback',
+	indexes: [{ properties: ['status', 'createdAt'] }, { properties: ['userId'] }],
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		userId: snowflake(),
+		message: p.type(new EncryptedText()),
+		source: p.string().length(16),
+		status: p.string().length(16).default('queued'),
+		consentPublic: p.boolean().default(false),
+		public: p.boolean().default(false),
+		featured: p.boolean().default(false),
+		reviewerId: snowflake().nullable(),
+		reviewedAt: p.datetime().nullable(),
+		createdAt: createdAt(),
+		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
+	}
+});
+
+/** Small durable key/value state: command registration hash, rotate-salt progress, and the like. */
+export const AppState = defineEntity({
+	name: 'AppState',
+	tableName: 'app_state',
+	properties: {
+		key: p.string().length(64).primary(),
+		value: p.json<unknown>(),
+		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
+	}
+});
+
+/** Monotonic totals kept by the `count_inserts` triggers. */
+export const StatCounter = defineEntity({
+	name: 'StatCounter',
+	tableName: 'stat_counters',
+	properties: {
+		name: p.string().length(32).primary(),
+		value: p.bigint('number').default(0)
+	}
+});
+
+export const entities = [UserProfile, Guild, MoodCheckIn, GhostLetter, Conversation, MemoryTurn, CrisisEvent, Feedback, AppState, StatCounter];
+
+export type IFeedback = InferEntity<typeof Feedback>;
+export type ICrisisEvent = InferEntity<typeof CrisisEvent>;

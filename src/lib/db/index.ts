@@ -1,0 +1,97 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { migrationsList } from '../../../migrations/index.ts';
+import type { Config } from '../config.ts';
+import { FieldCipher } from '../crypto.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded.ts';
+import { EncryptedText, useFieldCipher } from './encrypted-text.ts';
+import { entities } from './entities.ts';
+
+export * from './entities.ts';
+
+export interface Database {
+	orm: MikroORM;
+	/** Where the data lives, for the startup log (never contains credentials). */
+	describe: string;
+	close(): Promise<void>;
+}
+
+export interface DatabaseLog {
+	info(message: string): void;
+	warn(message: string): void;
+}
+
+// Two instances starting at once wait on this lock instead of racing through the same migrations.
+const MIGRATION_LOCK = 7_264_191_001;
+
+export async function openDatabase(config: Config, log: DatabaseLog): Promise<Database> {
+	useFieldCipher(new FieldCipher(config.encryption.key, config.encryption.salts));
+	let embedded: EmbeddedPostgres | undefined;
+	let connection: Options;
+	let describe: string;
+	if (config.database.url) {
+		connection = { clientUrl: config.database.url };
+		describe = describeUrl(config.database.url);
+	} else {
+		log.info('DATABASE_URL is not set: using the embedded PostgreSQL in DATA_DIR');
+		embedded = await startEmbeddedPostgres(config.database.dataDir, (message) => log.info(message));
+		connection = embedded.connection;
+		describe = `embedded PostgreSQL in ${config.database.dataDir}`;
+	}
+	try {
+		const options: Options = {
+			...connection,
+			entities,
+			extensions: [Migrator],
+			migrations: { migrationsList, tableName: 'haven_migrations', transactional: true, allOrNothing: true, snapshot: false, silent: true },
+			ensureDatabase: embedded !== undefined,
+			allowGlobalContext: false,
+			pool: { min: 0, max: 10 },
+			debug: false
+		};
+		const orm = await MikroORM.init(options);
+		return {
+			orm,
+			describe,
+			async close() {
+				await orm.close(true);
+				await embedded?.stop();
+			}
+		};
+	} catch (error) {
+		await embedded?.stop();
+		throw error;
+	}
+}
+
+/** Applies pending migrations under an advisory lock; returns the names that ran. */
+export async function migrate(orm: MikroORM): Promise<string[]> {
+	return orm.em.fork().transactional(async (em) => {
+		await em.execute(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+		const ran = await orm.migrator.up({ transaction: em.getTransactionContext() });
+		return ran.map((migration) => migration.name);
+	});
+}
+
+export async function migrationStatus(orm: MikroORM): Promise<{ applied: string[]; pending: string[] }> {
+	const [executed, pending] = await Promise.all([orm.migrator.getExecuted(), orm.migrator.getPending()]);
+	return { applied: executed.map((row) => row.name), pending: pending.map((row) => row.name) };
+}
+
+/** Every encrypted column in the model, read from the ORM metadata. */
+export function encryptedColumns(orm: MikroORM): { entity: string; table: string; property: string; column: string }[] {
+	return [...orm.getMetadata().getAll().values()].flatMap((meta) =>
+			Object.values(meta.properties)
+				.filter((prop) => prop.customType instanceof EncryptedText)
+				.map((prop) => ({ entity: meta.className, table: meta.tableName, property: prop.name, column: prop.fieldNames[0]! }))
+		);
+}
+
+function describeUrl(url: string): string {
+	try {
+		const parsed = new URL(url);
+		return `PostgreSQL at ${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+	} catch {
+		return 'PostgreSQL from DATABASE_URL';
+	}
+}

@@ -74,7 +74,9 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
 }
 
 export async function migrationStatus(orm: MikroORM): Promise<{ applied: string[]; pending: string[] }> {
-	const [executed, pending] = await Promise.all([orm.migrator.getExecuted(), orm.migrator.getPending()]);
+	// Sequential: each call lazily creates the migrations table, and two at once race on it.
+	const executed = await orm.migrator.getExecuted();
+	const pending = await orm.migrator.getPending();
 	return { applied: executed.map((row) => row.name), pending: pending.map((row) => row.name) };
 }
 

@@ -1,0 +1,26 @@
+import '@sapphire/plugin-api/register';
+import '@sapphire/plugin-logger/register';
+import type { StoreRegistry } from '@sapphire/framework';
+import './container.ts';
+
+/**
+ * Sapphire's loader only accepts `.ts` pieces when it detects ts-node and the like; Node's own type stripping is
+ * not detected (DESIGN.md §3, trap 13). Every store, including plugin-api's routes and middlewares, gets its
+ * strategy told that `.ts` files are pieces and that they are ES modules.
+ */
+export function acceptTypeScriptPieces(stores: StoreRegistry): void {
+	for (const store of stores.values()) {
+		const strategy = store.strategy as unknown as { supportedExtensions: string[]; filterDtsFiles: boolean; clientUsesESModules: boolean };
+		if (!strategy.supportedExtensions.includes('.ts')) strategy.supportedExtensions.push('.ts');
+		strategy.filterDtsFiles = true;
+		strategy.clientUsesESModules = true;
+	}
+}
+
+/** plugin-api ships OAuth pieces we do not use; its `cookies` middleware also answers 500 to requests by IP host. */
+export async function dropUnusedApiPieces(stores: StoreRegistry): Promise<void> {
+	const unload = async (store: 'middlewares' | 'routes', name: string) => {
+		if (stores.get(store).has(name)) await stores.get(store).unload(name);
+	};
+	await Promise.all([unload('middlewares', 'cookies'), unload('middlewares', 'auth'), unload('routes', 'callback'), unload('routes', 'logout')]);
+}

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, chownSync, constants, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, chownSync, constants, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,6 +47,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
 	claimDataDir(lockFile);
 
 	const runAs = process.getuid?.() === 0 ? await postgresUser() : undefined;
+	if (runAs) letPostgresThrough(dataDir, runAs);
 	const bin = await binaries(runAs);
 	const pgdata = join(dataDir, 'postgres');
 	const socketDir = socketDirectory(dataDir);
@@ -137,6 +138,14 @@ async function binaries(runAs: RunAs | undefined): Promise<Binaries> {
 		cpSync(native, copy, { recursive: true, verbatimSymlinks: true });
 	}
 	return { initdb: join(copy, 'bin', 'initdb'), pg_ctl: join(copy, 'bin', 'pg_ctl') };
+}
+
+/** The postgres user must be able to pass through DATA_DIR (search bit only: it cannot list or read it). */
+function letPostgresThrough(dataDir: string, runAs: RunAs): void {
+	chmodSync(dataDir, statSync(dataDir).mode | 0o001);
+	if (!reachableBy(join(dataDir, 'postgres'), runAs)) {
+		throw new Error(`The embedded PostgreSQL runs as the postgres user, which cannot reach ${dataDir}: choose a DATA_DIR outside private folders`);
+	}
 }
 
 function reachableBy(file: string, runAs: RunAs): boolean {

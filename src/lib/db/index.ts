@@ -11,6 +11,8 @@ export * from './entities.ts';
 
 export interface Database {
 	orm: MikroORM;
+	/** How to reach the server (a URL, or the embedded server's socket), without the model options. */
+	connection: Options;
 	/** Where the data lives, for the startup log (never contains credentials). */
 	describe: string;
 	close(): Promise<void>;
@@ -39,19 +41,10 @@ export async function openDatabase(config: Config, log: DatabaseLog): Promise<Da
 		describe = `embedded PostgreSQL in ${config.database.dataDir}`;
 	}
 	try {
-		const options: Options = {
-			...connection,
-			entities,
-			extensions: [Migrator],
-			migrations: { migrationsList, tableName: 'haven_migrations', transactional: true, allOrNothing: true, snapshot: false, silent: true },
-			ensureDatabase: embedded !== undefined,
-			allowGlobalContext: false,
-			pool: { min: 0, max: 10 },
-			debug: false
-		};
-		const orm = await MikroORM.init(options);
+		const orm = await MikroORM.init(ormOptions(connection));
 		return {
 			orm,
+			connection,
 			describe,
 			async close() {
 				await orm.close(true);
@@ -62,6 +55,19 @@ export async function openDatabase(config: Config, log: DatabaseLog): Promise<Da
 		await embedded?.stop();
 		throw error;
 	}
+}
+
+export function ormOptions(connection: Options): Options {
+	return {
+		...connection,
+		entities,
+		extensions: [Migrator],
+		migrations: { migrationsList, tableName: 'haven_migrations', transactional: true, allOrNothing: true, snapshot: false, silent: true },
+		ensureDatabase: true,
+		allowGlobalContext: false,
+		pool: { min: 0, max: 10 },
+		debug: false
+	};
 }
 
 /** Applies pending migrations under an advisory lock; returns the names that ran. */

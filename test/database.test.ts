@@ -175,3 +175,13 @@ describe('rotate-salt', () => {
 		assert.ok(previous);
 	});
 });
+
+describe('DATABASE_URL sslmode', () => {
+	it('maps libpq sslmode values onto the driver', async () => {
+		const { sslFromUrl } = await import('../src/lib/db/index.ts');
+		assert.equal(sslFromUrl('postgresql://h/db?sslmode=disable'), false);
+		assert.deepEqual(sslFromUrl('postgresql://h/db?sslmode=require'), { rejectUnauthorized: false });
+		assert.deepEqual(sslFromUrl('postgresql://h/db?sslmode=verify-full'), { rejectUnauthorized: true });
+		assert.equal(sslFromUrl('postgresql://h/db'), undefined);
+	});
+});

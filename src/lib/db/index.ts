@@ -32,7 +32,7 @@ export async function openDatabase(config: Config, log: DatabaseLog): Promise<Da
 	let connection: Options;
 	let describe: string;
 	if (config.database.url) {
-		connection = { clientUrl: config.database.url };
+		connection = { clientUrl: config.database.url, driverOptions: { ssl: sslFromUrl(config.database.url) } };
 		describe = describeUrl(config.database.url);
 	} else {
 		log.info('DATABASE_URL is not set: using the embedded PostgreSQL in DATA_DIR');
@@ -93,6 +93,27 @@ export function encryptedColumns(orm: MikroORM): { entity: string; table: string
 				.filter((prop) => prop.customType instanceof EncryptedText)
 				.map((prop) => ({ entity: meta.className, table: meta.tableName, property: prop.name, column: prop.fieldNames[0]! }))
 		);
+}
+
+/**
+ * MikroORM reads host, user and database from the URL but drops its query, so `sslmode` (libpq's name, which the
+ * spec asks operators to use) is mapped onto the driver's `ssl` option here. `require` encrypts without verifying
+ * the certificate, as in libpq; `verify-ca`/`verify-full` verify it.
+ */
+export function sslFromUrl(url: string): boolean | { rejectUnauthorized: boolean } | undefined {
+	const mode = new URL(url).searchParams.get('sslmode');
+	switch (mode) {
+		case 'disable':
+			return false;
+		case 'require':
+		case 'prefer':
+			return { rejectUnauthorized: false };
+		case 'verify-ca':
+		case 'verify-full':
+			return { rejectUnauthorized: true };
+		default:
+			return undefined;
+	}
 }
 
 function describeUrl(url: string): string {

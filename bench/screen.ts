@@ -1,0 +1,56 @@
+/**
+ * Crisis screen benchmark: throughput on a realistic mix (the evaluation corpus, repeated) and the worst time over the
+ * adversarial 4,000-character inputs of the test suite.
+ *   node bench/screen.ts [seconds per measurement, default 2]
+ */
+import { loadCorpus } from '../src/lib/crisis/eval.ts';
+import { loadLexicons, screen } from '../src/lib/crisis/screen.ts';
+import { ADVERSARIAL } from '../test/crisis/adversarial.ts';
+
+const seconds = Number(process.argv[2] ?? 2) || 2;
+
+const compileStart = performance.now();
+const { languages, phrases } = loadLexicons();
+console.log(`lexicons: ${languages.join(', ')} (${phrases} patterns), compiled in ${(performance.now() - compileStart).toFixed(1)} ms`);
+
+// A loop the JIT cannot remove, as a yardstick for how fast this machine is right now.
+let sink = 0;
+const calibrationStart = performance.now();
+for (let i = 0; i < 1e7; i++) sink = (sink * 31 + i) | 0;
+console.log(`calibration: 10M integer steps in ${(performance.now() - calibrationStart).toFixed(1)} ms (machine speed reference)`);
+
+const texts = loadCorpus().map((e) => e.text);
+const chars = texts.reduce((n, t) => n + t.length, 0);
+for (let round = 0; round < 20; round++) for (const t of texts) screen(t);
+let messages = 0;
+const start = performance.now();
+while (performance.now() - start < seconds * 1000) {
+	for (const t of texts) screen(t);
+	messages += texts.length;
+}
+const elapsed = (performance.now() - start) / 1000;
+console.log(
+	`realistic mix: ${texts.length} corpus messages (mean ${Math.round(chars / texts.length)} chars), ` +
+		`${Math.round(messages / elapsed).toLocaleString('en')} messages/s, ${((elapsed / messages) * 1e6).toFixed(1)} µs/message`,
+);
+
+const rows: { name: string; min: number; median: number; max: number }[] = [];
+const inputs = Object.entries(ADVERSARIAL);
+for (let round = 0; round < 5; round++) for (const [, text] of inputs) screen(text);
+for (const [name, text] of inputs) {
+	const times: number[] = [];
+	const until = performance.now() + (seconds * 1000) / inputs.length;
+	while (performance.now() < until || times.length < 5) {
+		const t0 = performance.now();
+		screen(text);
+		times.push(performance.now() - t0);
+	}
+	times.sort((a, b) => a - b);
+	rows.push({ name, min: times[0]!, median: times[times.length >> 1]!, max: times.at(-1)! });
+}
+rows.sort((a, b) => b.median - a.median);
+const ms = (n: number): string => `${n.toFixed(3).padStart(7)} ms`;
+console.log(`adversarial 4,000-character inputs:\n  ${'input'.padEnd(24)}       min     median        max`);
+for (const r of rows) console.log(`  ${r.name.padEnd(24)} ${ms(r.min)} ${ms(r.median)} ${ms(r.max)}`);
+console.log(`worst median ${rows[0]!.median.toFixed(3)} ms (${rows[0]!.name}); worst single run ${Math.max(...rows.map((r) => r.max)).toFixed(3)} ms`);
+if (sink === 42) console.log('');

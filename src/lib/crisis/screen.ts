@@ -1,0 +1,380 @@
+/**
+ * The crisis screen: a pure, deterministic function from a message to an Assessment. No network, no AI, no regular
+ * expression over the text; a typical message takes tens of microseconds and a 4,000-character adversarial one around
+ * a millisecond or less (bench/screen.ts prints the figures).
+ *
+ * Rubric
+ * ------
+ *   none      nothing that suggests risk: idioms ("this homework is killing me"), tech ("kill -9"), games ("killed
+ *             myself in minecraft"), fiction, news and history, recovery and the past ("I used to self-harm, a year
+ *             clean today"), helping others in the abstract, everyday sadness and grief, denials ("I'm not suicidal").
+ *   concern   distress ("I can't do this anymore"), indirect ideation ("everyone would be better off without me",
+ *             "go to sleep and never wake up"), weak goodbyes, giving things away, a relapse without detail, and
+ *             worry about someone else ("my friend says she wants to kill herself").
+ *   high      explicit suicidal ideation ("I want to die", "kms", "I don't want to live anymore"), active self-harm
+ *             ("I cut again"), a plan without a time ("I have the pills ready"), looking for a method, a final goodbye.
+ *   imminent  explicit ideation or a goodbye together with means or a plan ("I have a gun and I want to kill myself"),
+ *             or with a time ("tonight", "after this message"; "now" only with intent: "I'm about to"), or an attempt
+ *             under way ("I just took all my pills"). For someone else: an attempt, or intent with means or a time
+ *             (the reply then says to call emergency services for them).
+ * A plea for help does not lower anything: "please help me, I want to kill myself" is high.
+ * Joke markers ("lol", "jk") lower ambiguous phrases ("kms", "kill me", goodbyes) by one level, never an explicit
+ * statement ("I want to die lol" stays high: people mask pain with "lol"); "/srs" and "I mean it" cancel them. Trivial
+ * causes ("kill me now, another meeting", "this homework makes me want to die") lower by one level. Negation, another
+ * subject, the past, fiction, games and idioms drop a signal only where they apply to it (the same clause, sentence or
+ * the words right around it), never the whole message.
+ *
+ * How: normalize.ts turns the text into tokens, engine.ts finds the phrases of every lexicon (lexicon/<lang>.json) in
+ * them, and this file applies the guards and the rubric. Adding a language is adding a lexicon file and a line in
+ * lexicon/index.ts.
+ */
+import type { Token } from './normalize.ts';
+import { compileLexicons, findMatches, POSITIONAL_MARKERS, prepare, type Compiled, type Match, type SignalSpec } from './engine.ts';
+import { LEXICONS } from './lexicon/index.ts';
+import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
+
+export type { Assessment, CrisisCategory, CrisisLevel } from './types.ts';
+export { CATEGORIES, LEVELS, levelRank, maxLevel } from './types.ts';
+
+type Scope = 'near' | 'clause' | 'sentence' | 'message';
+type Effect = 'drop' | 'down';
+
+/**
+ * Where a guard looks and what it does. `neg` and `other` are read backwards from the phrase and inside its gaps.
+ * A cancel marker switches a guard off: "/srs" anywhere cancels joke markers; "still", "since", "again" right next to
+ * the phrase cancel the past ("I used to want to die and I still do").
+ */
+const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: { kind: string; scope: Scope } }> = {
+	past: { scope: 'clause', effect: 'drop', cancel: { kind: 'ongoing', scope: 'near' } },
+	fiction: { scope: 'sentence', effect: 'drop' },
+	idiom: { scope: 'near', effect: 'drop' },
+	joke: { scope: 'message', effect: 'down', cancel: { kind: 'serious', scope: 'message' } },
+	game: { scope: 'sentence', effect: 'drop' },
+	effort: { scope: 'near', effect: 'drop' },
+	accident: { scope: 'sentence', effect: 'drop' },
+	trivial: { scope: 'sentence', effect: 'down' },
+	leave: { scope: 'sentence', effect: 'drop' },
+	relation: { scope: 'near', effect: 'drop' },
+	account: { scope: 'near', effect: 'drop' },
+};
+// The engine keeps every match of a positional marker and one per clause of the others: both lists must agree.
+for (const [kind, rule] of Object.entries(GUARDS)) {
+	for (const [k, scope] of [[kind, rule.scope], ...(rule.cancel ? [[rule.cancel.kind, rule.cancel.scope]] : [])] as [string, Scope][]) {
+		if ((scope === 'near') !== POSITIONAL_MARKERS.has(k)) throw new Error(`crisis guard ${k}: scope and POSITIONAL_MARKERS disagree`);
+	}
+}
+/** How far (in words) a `near` marker may sit from the phrase. */
+const NEAR: Record<string, number> = { ongoing: 3 };
+const DEFAULT_GUARDS = ['neg', 'other', 'past', 'fiction', 'idiom', 'joke'];
+const SUICIDAL: ReadonlySet<CrisisCategory> = new Set(['suicidal_ideation', 'goodbye', 'indirect_ideation']);
+/** Messages of at most this many words count "bare" signals ("suicidal", "self harm"). */
+const BARE_MAX_TOKENS = 3;
+
+const kindsCache = new WeakMap<SignalSpec, string[]>();
+function guardKinds(spec: SignalSpec): string[] {
+	let kinds = kindsCache.get(spec);
+	if (!kinds) {
+		kinds = DEFAULT_GUARDS.filter((k) => !spec.noguard?.includes(k)).concat(spec.guards ?? []);
+		kindsCache.set(spec, kinds);
+	}
+	return kinds;
+}
+
+let compiled: Compiled | null = null;
+function lexicon(): Compiled {
+	compiled ??= compileLexicons(LEXICONS);
+	return compiled;
+}
+
+/** Compiles the lexicons now (they compile on first use otherwise); throws if a lexicon file is malformed. */
+export function loadLexicons(): { languages: string[]; phrases: number } {
+	const c = lexicon();
+	return { languages: [...c.languages], phrases: c.phrases.length };
+}
+
+interface Markers {
+	message: Set<string>;
+	sentence: Map<number, Set<string>>;
+	clause: Map<number, Set<string>>;
+	near: Map<string, Match[]>;
+	times: { sent: number; weak: boolean; lang: string }[];
+}
+
+function collectMarkers(matches: Match[], tokens: Token[]): Markers {
+	const markers: Markers = { message: new Set(), sentence: new Map(), clause: new Map(), near: new Map(), times: [] };
+	const addTo = (map: Map<number, Set<string>>, key: number, kind: string): void => {
+		let set = map.get(key);
+		if (!set) map.set(key, (set = new Set()));
+		set.add(kind);
+	};
+	for (const m of matches) {
+		const kind = m.phrase.kind;
+		if (kind === 'signal') continue;
+		if (kind === 'time' || kind === 'time_weak') {
+			markers.times.push({ sent: tokens[m.start]!.sent, weak: kind === 'time_weak', lang: m.phrase.lang });
+			continue;
+		}
+		markers.message.add(kind);
+		for (let i = m.start; i < m.end; i++) {
+			addTo(markers.sentence, tokens[i]!.sent, kind);
+			addTo(markers.clause, tokens[i]!.clause, kind);
+		}
+		const near = markers.near.get(kind);
+		if (near) near.push(m);
+		else markers.near.set(kind, [m]);
+	}
+	return markers;
+}
+
+function hasKey(token: Token, set: Set<string>): boolean {
+	for (const key of token.keys) if (set.has(key)) return true;
+	return false;
+}
+
+/** Negation or another person governing the phrase: inside its gaps, or walking back over filler words. */
+function subjectGuard(m: Match, tokens: Token[], c: Compiled, checkOther: boolean): 'neg' | 'other' | null {
+	const sets = c.scan.get(m.phrase.lang);
+	if (!sets) return null;
+	for (const gi of m.gaps) {
+		const token = tokens[gi]!;
+		if (hasKey(token, sets.negators)) return 'neg';
+		if (checkOther && hasKey(token, sets.other)) return 'other';
+	}
+	const clause = tokens[m.start]!.clause;
+	for (let i = m.start - 1, steps = 0; i >= 0 && steps < 5; i--, steps++) {
+		const token = tokens[i]!;
+		if (token.clause !== clause) break;
+		if (hasKey(token, sets.negators)) return 'neg';
+		if (hasKey(token, sets.self)) return null;
+		if (checkOther && hasKey(token, sets.other)) return 'other';
+		if (!hasKey(token, sets.transparent)) return null;
+	}
+	return null;
+}
+
+function present(kind: string, scope: Scope, m: Match, tokens: Token[], markers: Markers): boolean {
+	switch (scope) {
+		case 'message':
+			return markers.message.has(kind);
+		case 'sentence':
+			return markers.sentence.get(tokens[m.start]!.sent)?.has(kind) ?? false;
+		case 'clause':
+			for (let i = m.start; i < m.end; i++) if (markers.clause.get(tokens[i]!.clause)?.has(kind)) return true;
+			return false;
+		case 'near': {
+			const first = tokens[m.start]!.clause;
+			const last = tokens[m.end - 1]!.clause;
+			const reach = NEAR[kind] ?? 1;
+			for (const g of markers.near.get(kind) ?? []) {
+				const clause = tokens[g.start]!.clause;
+				if (g.start <= m.end - 1 + reach && g.end - 1 >= m.start - reach && clause >= first && clause <= last) return true;
+			}
+			return false;
+		}
+	}
+}
+
+function guardApplies(kind: string, m: Match, tokens: Token[], markers: Markers): boolean {
+	const rule = GUARDS[kind]!;
+	if (!present(kind, rule.scope, m, tokens, markers)) return false;
+	return !(rule.cancel && present(rule.cancel.kind, rule.cancel.scope, m, tokens, markers));
+}
+
+interface Live {
+	spec: SignalSpec;
+	lang: string;
+	level: CrisisLevel;
+	sent: number;
+	tp: boolean;
+}
+
+function lower(level: CrisisLevel, steps: number): CrisisLevel {
+	return LEVELS[Math.max(0, levelRank(level) - steps)]!;
+}
+
+interface GroupResult {
+	level: CrisisLevel;
+	categories: Set<CrisisCategory>;
+	contributors: Set<Live>;
+	usedTime: Set<string>;
+}
+
+function assessGroup(live: Live[], times: Markers['times']): GroupResult {
+	const result: GroupResult = { level: 'none', categories: new Set(), contributors: new Set(), usedTime: new Set() };
+	const concern = levelRank('concern');
+	const high = levelRank('high');
+	const contribute = (l: Live, category: CrisisCategory = l.spec.cat): void => {
+		result.contributors.add(l);
+		result.categories.add(category);
+	};
+	for (const l of live) {
+		if (levelRank(l.level) >= concern) {
+			result.level = maxLevel(result.level, l.level);
+			contribute(l);
+		}
+	}
+	const suicidal = live.filter((l) => SUICIDAL.has(l.spec.cat) && levelRank(l.level) >= concern);
+	const explicit = suicidal.filter((l) => levelRank(l.level) >= high);
+	const plans = live.filter((l) => l.spec.plan);
+	const vague = live.filter((l) => l.spec.vague);
+	const intent = explicit.some((l) => l.spec.intent) || (explicit.length > 0 && vague.length > 0);
+	const anchors = new Set([...suicidal, ...vague].map((l) => l.sent));
+	const near = (sent: number): boolean => anchors.has(sent) || anchors.has(sent - 1) || anchors.has(sent + 1);
+	const strong = times.filter((t) => !t.weak && near(t.sent));
+	const weak = times.filter((t) => t.weak && near(t.sent));
+	const raise = (level: CrisisLevel): void => {
+		result.level = maxLevel(result.level, level);
+	};
+
+	if (live.some((l) => l.spec.cat === 'attempt' && levelRank(l.level) >= high)) raise('imminent');
+	if (plans.length > 0 && (suicidal.length > 0 || vague.length > 0)) {
+		raise('imminent');
+		for (const l of [...plans, ...vague]) contribute(l);
+	}
+	let timed = false;
+	if (strong.length > 0 && explicit.length > 0) {
+		raise('imminent');
+		timed = true;
+	} else if (weak.length > 0 && intent) {
+		raise('imminent');
+		timed = true;
+	} else if (strong.length > 0 && suicidal.length > 0) {
+		raise('high');
+		timed = true;
+	} else if (strong.length > 0 && vague.length > 0) {
+		raise('concern');
+		timed = true;
+	}
+	if (timed) {
+		result.categories.add('time_bound_intent');
+		for (const l of vague) contribute(l, 'time_bound_intent');
+		for (const t of [...strong, ...weak]) result.usedTime.add(`${t.lang}:time`);
+	}
+	if (vague.length > 0 && explicit.length > 0) for (const l of vague) contribute(l, 'suicidal_ideation');
+	return result;
+}
+
+export function screen(text: string): Assessment {
+	const c = lexicon();
+	const tokens = prepare(c, typeof text === 'string' ? text : String(text ?? ''));
+	if (tokens.length === 0) return { level: 'none', categories: [], thirdParty: false, language: [], evidence: [] };
+	const matches = findMatches(c, tokens);
+	const markers = collectMarkers(matches, tokens);
+
+	const evidence = new Set<string>();
+	const note = (item: string): void => {
+		evidence.add(item);
+	};
+	const live: Live[] = [];
+	const seen = new Set<number>();
+	const full = new Set<string>();
+	const timed = markers.times.length > 0;
+	for (const m of matches) {
+		const spec = m.phrase.signal;
+		if (!spec) continue;
+		if (spec.bare && tokens.length > BARE_MAX_TOKENS) continue;
+		if (spec.requires && !markers.message.has(spec.requires)) continue;
+		// One reading per phrase and place: the same signal found from two start words counts once.
+		const place = m.end * 65536 + m.phrase.serial;
+		if (seen.has(place)) continue;
+		seen.add(place);
+
+		let tp = spec.tp === true;
+		if (!tp && tokens[m.start]!.quoted && markers.message.has('report')) tp = true; // she said "I want to die"
+		// Another match of a phrase that already counted at full strength changes nothing (where it is only matters
+		// for times, so then per sentence): skipping it keeps long repetitive messages fast.
+		const strength = `${m.phrase.serial}:${tp ? 1 : 0}:${timed ? tokens[m.start]!.sent : ''}`;
+		if (full.has(strength)) continue;
+		const kinds = guardKinds(spec);
+		let dropped: string | null = null;
+		let steps = 0;
+		const downs: string[] = [];
+		if (kinds.includes('neg') || kinds.includes('other')) {
+			const who = subjectGuard(m, tokens, c, kinds.includes('other') && !tp);
+			if (who === 'neg' && kinds.includes('neg')) dropped = 'negated';
+			else if (who === 'other') dropped = 'other';
+		}
+		for (const kind of kinds) {
+			if (dropped || kind === 'neg' || kind === 'other') continue;
+			if (!guardApplies(kind, m, tokens, markers)) continue;
+			if (GUARDS[kind]!.effect === 'drop') dropped = kind;
+			else {
+				steps++;
+				downs.push(kind);
+			}
+		}
+		if (dropped) {
+			note(`${m.phrase.id}!${dropped}`);
+			continue;
+		}
+		const level = lower(spec.level, steps);
+		if (steps === 0) full.add(strength);
+		note(downs.length > 0 ? `${m.phrase.id}~${downs.join('~')}` : m.phrase.id);
+		live.push({ spec, lang: m.phrase.lang, level, sent: tokens[m.start]!.sent, tp });
+	}
+
+	const self = assessGroup(
+		live.filter((l) => !l.tp),
+		markers.times,
+	);
+	const other = assessGroup(
+		live.filter((l) => l.tp),
+		markers.times,
+	);
+	const tpLevel: CrisisLevel = other.level === 'imminent' ? 'imminent' : levelRank(other.level) >= 1 ? 'concern' : 'none';
+	const thirdParty = tpLevel !== 'none';
+	const help = live.filter((l) => !l.tp && l.spec.cat === 'help_seeking');
+	for (const l of help) self.contributors.add(l);
+
+	const categories = CATEGORIES.filter(
+		(cat) => self.categories.has(cat) || (cat === 'third_party' && thirdParty) || (cat === 'help_seeking' && help.length > 0),
+	);
+	const languages = new Set<string>();
+	for (const l of self.contributors) languages.add(l.lang);
+	if (thirdParty) for (const l of other.contributors) languages.add(l.lang);
+	for (const t of [...self.usedTime, ...(thirdParty ? other.usedTime : [])]) note(t);
+
+	return {
+		level: maxLevel(self.level, tpLevel),
+		categories,
+		thirdParty,
+		language: [...languages].sort(),
+		evidence: [...evidence],
+	};
+}
+
+export interface ModerationScores {
+	selfHarm: number;
+	selfHarmIntent: number;
+	selfHarmInstructions: number;
+}
+
+/** Scores (0..1, as the moderation API reports them) at which an AI moderation result raises the level. */
+export const MODERATION_THRESHOLDS = Object.freeze({
+	high: { selfHarmIntent: 0.8, selfHarm: 0.9 },
+	concern: { selfHarmIntent: 0.3, selfHarm: 0.4, selfHarmInstructions: 0.4 },
+});
+
+/**
+ * Folds an AI moderation result into an assessment. It may raise the level (to concern or high, never to imminent:
+ * that needs the explicit plan or time the screen itself found), never lower it; null (the call failed) changes nothing.
+ * When the screen found only worry about someone else, the scores describe that person: the level stays at concern.
+ */
+export function mergeModeration(a: Assessment, m: ModerationScores | null): Assessment {
+	if (!m) return a;
+	const score = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
+	const t = MODERATION_THRESHOLDS;
+	let raised: CrisisLevel = 'none';
+	if (score(m.selfHarmIntent) >= t.high.selfHarmIntent || score(m.selfHarm) >= t.high.selfHarm) raised = 'high';
+	else if (
+		score(m.selfHarmIntent) >= t.concern.selfHarmIntent ||
+		score(m.selfHarm) >= t.concern.selfHarm ||
+		score(m.selfHarmInstructions) >= t.concern.selfHarmInstructions
+	) {
+		raised = 'concern';
+	}
+	const onlyOthers = a.thirdParty && !a.categories.some((cat) => cat !== 'third_party' && cat !== 'help_seeking');
+	if (onlyOthers && levelRank(raised) > levelRank('concern')) raised = 'concern';
+	if (levelRank(raised) <= levelRank(a.level)) return a;
+	return { ...a, level: raised, evidence: [...a.evidence, `moderation:${raised}`] };
+}

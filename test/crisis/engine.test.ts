@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { compileLexicons, findMatches, prepare } from '../../src/lib/crisis/engine.ts';
+
+const lexicon = (signals: unknown[], extra: Record<string, unknown> = {}) => ({ lang: 'xx', classes: { ME: ['myself', 'my self'] }, signals, ...extra });
+const ids = (c: ReturnType<typeof compileLexicons>, text: string) => findMatches(c, prepare(c, text)).map((m) => `${m.phrase.id}@${m.start}-${m.end}`);
+
+describe('the phrase engine', () => {
+	it('matches words, alternatives, classes, optional words, gaps and prefixes', () => {
+		const c = compileLexicons([
+			lexicon([
+				{ id: 'a', cat: 'suicidal_ideation', level: 'high', p: ['hurt @ME', 'end/finish it (all|now)?', 'want ~2 gone', 'think* about it'] },
+			]),
+		]);
+		assert.deepEqual(ids(c, 'i hurt myself'), ['xx.a@1-3']);
+		assert.deepEqual(ids(c, 'hurt my self'), ['xx.a@0-3']);
+		assert.deepEqual(ids(c, 'finish it all'), ['xx.a@0-3']);
+		assert.deepEqual(ids(c, 'end it'), ['xx.a@0-2']);
+		assert.deepEqual(ids(c, 'want to be gone'), ['xx.a@0-4']);
+		assert.deepEqual(ids(c, 'want to really be gone'), []);
+		assert.deepEqual(ids(c, 'thinking about it'), ['xx.a@0-3']);
+		assert.deepEqual(ids(c, 'want to. be gone'), [], 'gaps stay inside a sentence');
+	});
+
+	it('rejects malformed lexicons with a clear message', () => {
+		const bad = (p: string, msg: RegExp) => assert.throws(() => compileLexicons([lexicon([{ id: 'b', cat: 'distress', level: 'concern', p: [p] }])]), msg);
+		bad('~2 word', /may not start with a gap/);
+		bad('word?', /can match nothing/);
+		bad('@NOPE word', /unknown class/);
+		bad('(a|b', /unbalanced/);
+		bad('self-harm', /not a single word/);
+		bad('ab* x', /shorter than 3/);
+		assert.throws(() => compileLexicons([lexicon([{ id: 'b', cat: 'nope', level: 'concern', p: ['x'] }])]), /unknown category/);
+		assert.throws(() => compileLexicons([lexicon([{ id: 'b', cat: 'distress', level: 'severe', p: ['x'] }])]), /unknown level/);
+		assert.throws(() => compileLexicons([lexicon([], { markers: { nonsense: ['x'] } })]), /unknown marker kind/);
+		assert.throws(() => compileLexicons([{ lang: 'english', signals: [] }]), /two-letter/);
+	});
+
+	it('a language is one more file', () => {
+		const c = compileLexicons([lexicon([{ id: 'die', cat: 'suicidal_ideation', level: 'high', p: ['ngiyafuna ukufa'] }])]);
+		assert.deepEqual(c.languages, ['xx']);
+		assert.deepEqual(ids(c, 'NGIYAFUNA ukufa'), ['xx.die@0-2']);
+	});
+});

@@ -18,6 +18,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
+COPY bin ./bin
 COPY src ./src
 COPY migrations ./migrations
 RUN mkdir -p /data && chown node:node /data
@@ -27,5 +28,5 @@ VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||9420)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Pipelines: run `docker run ... -e SERVICE_MIGRATE_ONLY=1 haven` (or `haven migrate`) first, then roll out.
-ENTRYPOINT ["node", "src/cli/haven.ts"]
+ENTRYPOINT ["node", "bin/haven.js"]
 CMD ["serve"]

@@ -10,7 +10,7 @@ import { Feedback, migrate, openDatabase } from '../src/lib/db/index.ts';
 
 /** `haven serve` as a user runs it: a child process, the embedded PostgreSQL, signals. */
 
-const CLI = new URL('../src/cli/haven.ts', import.meta.url).pathname;
+const CLI = new URL('../bin/haven.js', import.meta.url).pathname;
 const children = new Set<ChildProcess>();
 
 interface Running {

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { readdirSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../lib/config.ts';

@@ -3,11 +3,16 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { container, SapphireClient } from '@sapphire/framework';
-import { GatewayIntentBits, Partials } from 'discord.js';
+import { createAi } from './lib/ai/index.ts';
 import { configWarnings, type Config } from './lib/config.ts';
+import { createBot } from './lib/discord/bot.ts';
+import { discordClientOptions, dropSapphireRegistration } from './lib/discord/client-options.ts';
 import { migrate, openDatabase, type Database } from './lib/db/index.ts';
 import { logLevel } from './lib/logger.ts';
 import { acceptTypeScriptPieces, dropUnusedApiPieces } from './lib/setup.ts';
+import { startHeartbeat, type Heartbeat } from './lib/heartbeat.ts';
+import { createStats } from './lib/stats.ts';
+import { currentStatus, ShardTracker } from './lib/status.ts';
 import { resolveVersion } from './lib/version.ts';
 
 export interface Haven {
@@ -24,13 +29,13 @@ const SHUTDOWN_GRACE_MS = 5_000;
 /** Boot order (SPEC "Startup rules"): configuration -> database and migrations -> bot or API-only -> HTTP API. */
 export async function startHaven(config: Config): Promise<Haven> {
 	const client = new SapphireClient({
-		intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],
-		partials: [Partials.Channel],
+		...discordClientOptions(config),
 		baseUserDirectory: PIECES,
 		logger: { level: logLevel(config.logLevel) },
 		loadMessageCommandListeners: false,
-		allowedMentions: { parse: [] },
-		rest: { api: config.discord.apiUrl },
+		// Ours replace these: src/listeners/commands (one error funnel), src/lib/discord/deploy.ts (registration).
+		loadDefaultErrorListeners: false,
+		loadApplicationCommandRegistriesStatusListeners: false,
 		api: {
 			prefix: '/',
 			origin: config.api.corsOrigin,
@@ -42,10 +47,18 @@ export async function startHaven(config: Config): Promise<Haven> {
 	container.config = config;
 	container.startedAt = new Date();
 	container.version = resolveVersion(config.version);
+	container.ai = createAi({ ...config.openai });
+	container.shards = new ShardTracker();
+	container.shards.attach(client);
 	for (const warning of configWarnings(config)) log.warn(warning);
 
 	const db = await openDatabase(config, { info: (m) => log.info(m), warn: (m) => log.warn(m) });
 	container.db = db;
+	container.stats = createStats({
+		orm: db.orm,
+		liveGuilds: () => (client.isReady() ? client.guilds.cache.size : undefined),
+		countersTtlMs: config.api.statsCacheMs
+	});
 	try {
 		const ran = await migrate(db.orm);
 		log.info(ran.length ? `Applied migrations: ${ran.join(', ')}` : 'Database schema is up to date');
@@ -57,14 +70,19 @@ export async function startHaven(config: Config): Promise<Haven> {
 
 		client.stores.registerPath(PIECES);
 		acceptTypeScriptPieces(client.stores);
+		dropSapphireRegistration(client.stores);
 		if (config.discord.enabled) {
+			container.bot = createBot({ client, config, db, version: container.version, log });
 			await client.login(config.discord.token);
+			await container.bot.deploy();
 		} else {
+			container.bot = undefined;
 			await Promise.all([...client.stores.values()].map((store) => store.loadAll()));
 		}
 		await dropUnusedApiPieces(client.stores);
 		await client.server.connect();
 	} catch (error) {
+		await container.bot?.stop().catch(() => undefined);
 		await client.destroy().catch(() => undefined);
 		await db.close();
 		throw error;
@@ -75,17 +93,21 @@ export async function startHaven(config: Config): Promise<Haven> {
 	const url = `http://${host}:${address.port}`;
 	log.info(`Haven ${container.version} is up: HTTP API on port ${address.port}${config.discord.enabled ? '' : ' (API-only: no Discord token)'}, ${db.describe}`);
 
+	const { apiKey, url: statusUrl, intervalMs } = config.status;
+	const heartbeat = apiKey ? startHeartbeat({ url: statusUrl, apiKey, intervalMs, status: currentStatus, log }) : undefined;
+
 	let stopping: Promise<void> | undefined;
 	return {
 		client,
 		db,
 		url,
-		stop: () => (stopping ??= shutdown(client, db))
+		stop: () => (stopping ??= shutdown(client, db, heartbeat))
 	};
 }
 
 /** Stop accepting, let in-flight requests finish (bounded), then close Discord, the database and the embedded server. */
-async function shutdown(client: SapphireClient, db: Database): Promise<void> {
+async function shutdown(client: SapphireClient, db: Database, heartbeat: Heartbeat | undefined): Promise<void> {
+	await heartbeat?.stop();
 	const http = client.server.server;
 	const closed = http.listening ? once(http, 'close') : Promise.resolve();
 	http.close();
@@ -93,6 +115,7 @@ async function shutdown(client: SapphireClient, db: Database): Promise<void> {
 	const deadline = setTimeout(() => http.closeAllConnections(), SHUTDOWN_GRACE_MS);
 	await closed;
 	clearTimeout(deadline);
+	await container.bot?.stop();
 	await client.destroy();
 	for (const store of client.stores.values()) await store.unloadAll().catch(() => undefined);
 	await db.close();

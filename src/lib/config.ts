@@ -12,6 +12,7 @@ export const DEFAULT_SOURCE_URL = 'https://github.com/haven-wellbeing/haven';
 export const DEFAULT_SALT = 'haven-default-salt-v1';
 export const DEFAULT_OPENAI_MODEL = 'gpt-4.1-mini';
 export const DEFAULT_DISCORD_API_URL = 'https://discord.com/api';
+export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
 const SNOWFLAKE = /^\d{17,20}$/;
 const OFF_VALUES = new Set(['', '0', 'false', 'no', 'off']);
@@ -67,6 +68,7 @@ const schema = z.object({
 	OPENAI_API_KEY: optionalText,
 	OPENAI_BASE_URL: url('OPENAI_BASE_URL'),
 	OPENAI_MODEL: optionalText,
+	OPENAI_TIMEOUT_MS: integer('OPENAI_TIMEOUT_MS', 20_000, 100, 120_000),
 	ENCRYPTION_KEY: optionalText.transform((value, ctx) => {
 		if (value === undefined) return undefined;
 		const parsed = parseEncryptionKey(value);
@@ -114,6 +116,7 @@ const schema = z.object({
 	RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
 	RATE_LIMIT_CHAT_PER_MINUTE: integer('RATE_LIMIT_CHAT_PER_MINUTE', 20, 1, 1_000_000),
 	RATE_LIMIT_FEEDBACK_PER_MINUTE: integer('RATE_LIMIT_FEEDBACK_PER_MINUTE', 5, 1, 1_000_000),
+	STATS_CACHE_MS: integer('STATS_CACHE_MS', 5_000, 0, 600_000),
 	LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error'], { message: 'LOG_LEVEL must be one of debug, info, warn, error' }).optional()),
 	LOG_CHANNEL_ID: snowflake('LOG_CHANNEL_ID'),
 	WEBSITE_URL: url('WEBSITE_URL'),
@@ -123,8 +126,10 @@ const schema = z.object({
 	SOURCE_URL: url('SOURCE_URL'),
 	SERVICE_STATUS_API_KEY: optionalText,
 	STATUS_API_URL: url('STATUS_API_URL'),
+	STATUS_HEARTBEAT_INTERVAL_MS: integer('STATUS_HEARTBEAT_INTERVAL_MS', 300_000, 100, 86_400_000),
 	SERVICE_BOT_API_URL: url('SERVICE_BOT_API_URL'),
 	GITHUB_TOKEN: optionalText,
+	GITHUB_API_URL: url('GITHUB_API_URL'),
 	GITHUB_REPO: optionalText.refine((value) => value === undefined || /^[\w.-]+\/[\w.-]+$/.test(value), {
 		message: 'GITHUB_REPO must look like owner/repo'
 	}),
@@ -175,7 +180,7 @@ function build(env: z.output<typeof schema>) {
 			migrateOnly: env.SERVICE_MIGRATE_ONLY
 		},
 		encryption: { key: env.ENCRYPTION_KEY, salts: env.ENCRYPTION_SALT_LIST },
-		openai: { apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL, model: env.OPENAI_MODEL ?? DEFAULT_OPENAI_MODEL },
+		openai: { apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL, model: env.OPENAI_MODEL ?? DEFAULT_OPENAI_MODEL, timeoutMs: env.OPENAI_TIMEOUT_MS },
 		api: {
 			host: env.HOST,
 			port: env.PORT,
@@ -186,7 +191,8 @@ function build(env: z.output<typeof schema>) {
 				perMinute: env.RATE_LIMIT_PER_MINUTE,
 				chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE,
 				feedbackPerMinute: env.RATE_LIMIT_FEEDBACK_PER_MINUTE
-			}
+			},
+			statsCacheMs: env.STATS_CACHE_MS
 		},
 		logLevel: env.LOG_LEVEL ?? 'info',
 		urls: {
@@ -199,9 +205,10 @@ function build(env: z.output<typeof schema>) {
 		status: {
 			apiKey: env.SERVICE_STATUS_API_KEY,
 			url: env.STATUS_API_URL ?? `${websiteUrl}/api/status`,
+			intervalMs: env.STATUS_HEARTBEAT_INTERVAL_MS,
 			botApiUrl: env.SERVICE_BOT_API_URL
 		},
-		github: { token: env.GITHUB_TOKEN, repo: env.GITHUB_REPO ?? repoFromSourceUrl(sourceUrl) },
+		github: { token: env.GITHUB_TOKEN, repo: env.GITHUB_REPO ?? repoFromSourceUrl(sourceUrl), apiUrl: trimSlash(env.GITHUB_API_URL ?? DEFAULT_GITHUB_API_URL) },
 		patchNotesPath: env.PATCHNOTES_PATH,
 		integration: { token: env.INTEGRATION_TOKEN, baseUrl: env.INTEGRATION_BASE_URL },
 		version: env.HAVEN_VERSION

@@ -1,5 +1,9 @@
+import type { Ai } from './ai/index.ts';
 import type { Config } from './config.ts';
+import type { Bot } from './discord/bot.ts';
 import type { Database } from './db/index.ts';
+import type { StatsSource } from './stats.ts';
+import type { ShardTracker } from './status.ts';
 
 /** Services hang on Sapphire's container; every piece reaches them as `this.container.<name>`. */
 declare module '@sapphire/pieces' {
@@ -8,5 +12,10 @@ declare module '@sapphire/pieces' {
 		db: Database;
 		startedAt: Date;
 		version: string;
+		ai: Ai;
+		stats: StatsSource;
+		shards: ShardTracker;
+		/** The Discord bot's services; undefined in API-only mode. */
+		bot: Bot | undefined;
 	}
 }

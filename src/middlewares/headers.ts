@@ -3,7 +3,7 @@ import { Middleware, type ApiRequest, type ApiResponse } from '@sapphire/plugin-
 /**
  * Replaces plugin-api's `headers` middleware, which ends unknown paths and wrong methods with an empty body
  * before our JSON error listeners can answer. Sets CORS for the website's origin and security headers for an
- * API behind a TLS proxy; answers CORS preflights.
+ * API behind a TLS proxy; answers CORS preflights. Responses are not cached unless a route says otherwise.
  */
 export class HeadersMiddleware extends Middleware {
 	constructor(context: Middleware.LoaderContext) {
@@ -13,14 +13,19 @@ export class HeadersMiddleware extends Middleware {
 	override run(request: ApiRequest, response: ApiResponse) {
 		response.setHeader('Access-Control-Allow-Origin', this.container.config.api.corsOrigin);
 		response.setHeader('Vary', 'Origin');
-		response.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');
-		response.setHeader('Access-Control-Max-Age', '600');
+		response.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset');
 		response.setHeader('X-Content-Type-Options', 'nosniff');
 		response.setHeader('X-Frame-Options', 'DENY');
 		response.setHeader('Referrer-Policy', 'no-referrer');
 		response.setHeader('Cross-Origin-Resource-Policy', 'same-site');
+		// JSON loads nothing; `/docs` sets its own policy for its page.
+		response.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+		response.setHeader('Strict-Transport-Security', 'max-age=31536000');
+		response.setHeader('Cache-Control', 'no-store');
 		if (request.method === 'OPTIONS' && request.routerNode) {
 			response.setHeader('Access-Control-Allow-Methods', [...request.routerNode.methods()].join(', '));
+			response.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+			response.setHeader('Access-Control-Max-Age', '600');
 			response.writeHead(204).end();
 		}
 	}

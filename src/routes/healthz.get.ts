@@ -1,8 +1,22 @@
-import { Route } from '@sapphire/plugin-api';
+import type { Route } from '@sapphire/plugin-api';
+import { ApiRoute } from '../lib/api/route.ts';
+import { sendJson } from '../lib/api/respond.ts';
+import { Health } from '../lib/api/schemas.ts';
 
 /** Liveness: answers without touching the database, so a database outage does not restart the process. */
-export class HealthRoute extends Route {
+export class HealthRoute extends ApiRoute {
+	constructor(context: Route.LoaderContext) {
+		super(context, {
+			doc: {
+				summary: 'Liveness check',
+				description: 'Answers while the process serves HTTP, without touching the database.',
+				tags: ['Service'],
+				responses: { 200: { description: 'The process is alive.', schema: Health } }
+			}
+		});
+	}
+
 	run(_request: Route.Request, response: Route.Response) {
-		response.json({ status: 'ok' });
+		sendJson(response, 200, { status: 'ok' });
 	}
 }

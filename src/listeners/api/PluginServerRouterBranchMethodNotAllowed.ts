@@ -9,6 +9,8 @@ export class PluginServerRouterBranchMethodNotAllowed extends Listener {
 
 	run(request: ApiRequest, response: ApiResponse, branch: RouterBranch) {
 		const allowed = branch.node ? [...branch.node.methods()].join(', ') : '';
-		sendError(response, 405, `Method ${request.method ?? ''} is not allowed here`, allowed ? { Allow: allowed } : {});
+		// A folder of routes (e.g. `/v1`) is a branch without methods of its own: there is nothing here.
+		if (!allowed) sendError(response, 404, 'Not found');
+		else sendError(response, 405, `Method ${request.method ?? ''} is not allowed here`, { Allow: allowed });
 	}
 }

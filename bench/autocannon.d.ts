@@ -1,0 +1,27 @@
+// The part of autocannon 8's API that bench/http.ts uses (the package ships no types).
+declare module 'autocannon' {
+	interface Options {
+		url: string;
+		connections?: number;
+		duration?: number;
+		pipelining?: number;
+		headers?: Record<string, string>;
+	}
+	interface Histogram {
+		average: number;
+		mean: number;
+		p50: number;
+		p99: number;
+		max: number;
+	}
+	interface Result {
+		requests: Histogram & { total: number };
+		latency: Histogram;
+		errors: number;
+		timeouts: number;
+		non2xx: number;
+		'2xx': number;
+	}
+	function autocannon(options: Options): Promise<Result>;
+	export default autocannon;
+}

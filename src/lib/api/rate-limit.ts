@@ -1,0 +1,80 @@
+/**
+ * Fixed-window rate limits without timers. A client's window opens with its first request and lasts `windowMs`;
+ * up to `limit` requests pass in it, the rest get 429 until it ends, and the next request opens a new window.
+ * (So a client can send at most 2 x limit requests across a window boundary, and never more than that in any
+ * `windowMs` span.) Expired windows are swept lazily, at most once a window length, during normal calls: nothing
+ * keeps the process alive and nothing needs stopping (DESIGN.md §3, trap 6).
+ */
+
+export interface RateDecision {
+	allowed: boolean;
+	limit: number;
+	remaining: number;
+	/** Milliseconds until the window ends (a fresh quota). */
+	resetMs: number;
+}
+
+interface Window {
+	count: number;
+	endsAt: number;
+}
+
+export class FixedWindowLimiter {
+	readonly limit: number;
+	readonly windowMs: number;
+	readonly #windows = new Map<string, Window>();
+	readonly #now: () => number;
+	#nextSweep: number;
+
+	constructor(limit: number, windowMs: number, now: () => number = Date.now) {
+		this.limit = limit;
+		this.windowMs = windowMs;
+		this.#now = now;
+		this.#nextSweep = now() + windowMs;
+	}
+
+	/** Counts one request for `key` and says whether it may pass. */
+	take(key: string): RateDecision {
+		const now = this.#now();
+		if (now >= this.#nextSweep) this.sweep(now);
+		let window = this.#windows.get(key);
+		if (!window || now >= window.endsAt) {
+			window = { count: 0, endsAt: now + this.windowMs };
+			this.#windows.set(key, window);
+		}
+		const allowed = window.count < this.limit;
+		if (allowed) window.count++;
+		return { allowed, limit: this.limit, remaining: this.limit - window.count, resetMs: window.endsAt - now };
+	}
+
+	/** Forgets windows that have ended. */
+	sweep(now = this.#now()): void {
+		for (const [key, window] of this.#windows) if (now >= window.endsAt) this.#windows.delete(key);
+		this.#nextSweep = now + this.windowMs;
+	}
+
+	get size(): number {
+		return this.#windows.size;
+	}
+}
+
+/** The decision to report in the RateLimit-* headers when several limits apply: the one closest to running out. */
+export function tightest(decisions: RateDecision[]): RateDecision {
+	return decisions.reduce((a, b) => {
+		if (a.allowed !== b.allowed) return a.allowed ? b : a;
+		if (a.remaining !== b.remaining) return a.remaining < b.remaining ? a : b;
+		return a.resetMs >= b.resetMs ? a : b;
+	});
+}
+
+/** Headers for a decision; seconds, rounded up, never 0 while a window is open. */
+export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+	const reset = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
+	const headers: Record<string, string> = {
+		'RateLimit-Limit': String(decision.limit),
+		'RateLimit-Remaining': String(Math.max(0, decision.remaining)),
+		'RateLimit-Reset': reset
+	};
+	if (!decision.allowed) headers['Retry-After'] = reset;
+	return headers;
+}

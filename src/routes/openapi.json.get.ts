@@ -1,0 +1,25 @@
+import type { Route } from '@sapphire/plugin-api';
+import { buildOpenApiDocument } from '../lib/api/openapi.ts';
+import { ApiRoute } from '../lib/api/route.ts';
+import { sendJson } from '../lib/api/respond.ts';
+
+/** The OpenAPI 3.1 document, generated from the loaded route pieces and their zod schemas. */
+export class OpenApiRoute extends ApiRoute {
+	#document: unknown;
+
+	constructor(context: Route.LoaderContext) {
+		super(context, {
+			doc: {
+				summary: 'This OpenAPI document',
+				tags: ['Service'],
+				responses: { 200: { description: 'OpenAPI 3.1 document.', mediaType: 'application/json' } }
+			}
+		});
+	}
+
+	run(_request: Route.Request, response: Route.Response) {
+		const { stores, version, config } = this.container;
+		this.#document ??= buildOpenApiDocument(stores.get('routes').values(), { version, serverUrl: config.status.botApiUrl });
+		sendJson(response, 200, this.#document, { 'Cache-Control': 'no-cache' });
+	}
+}

@@ -1,0 +1,41 @@
+import type { Route } from '@sapphire/plugin-api';
+import type { z } from 'zod';
+import { answerChat } from '../../lib/api/chat.ts';
+import { ApiRoute } from '../../lib/api/route.ts';
+import { sendJson } from '../../lib/api/respond.ts';
+import { ChatRequest, ChatResponse, ErrorBody } from '../../lib/api/schemas.ts';
+import { renderCrisisReply } from '../../lib/crisis/resources.ts';
+import { screen } from '../../lib/crisis/screen.ts';
+
+export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
+	constructor(context: Route.LoaderContext) {
+		super(context, {
+			doc: {
+				summary: 'One supportive reply',
+				description:
+					'One message in, one reply out; no conversation state. The message is crisis-screened first: when it may be about a crisis, the reply starts with vetted support resources, and it is always 200 then, even when AI is unavailable.',
+				tags: ['Chat'],
+				auth: true,
+				limit: 'chat',
+				body: ChatRequest,
+				responses: {
+					200: { description: 'The reply.', schema: ChatResponse },
+					502: { description: 'The AI provider failed or did not answer in time.', schema: ErrorBody },
+					503: { description: 'AI is not configured on this server (no OPENAI_API_KEY).', schema: ErrorBody }
+				}
+			}
+		});
+	}
+
+	async run(request: Route.Request, response: Route.Response) {
+		const { ai, db, logger } = this.container;
+		const reply = await answerChat(this.body(request).message, {
+			ai,
+			screen,
+			renderCrisisReply,
+			em: db.orm.em.fork(),
+			onRecordError: (error) => logger.error(`POST /v1/chat: could not record the conversation: ${error instanceof Error ? error.name : 'error'}`)
+		});
+		sendJson(response, 200, { reply });
+	}
+}

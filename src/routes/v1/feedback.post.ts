@@ -1,0 +1,29 @@
+import type { Route } from '@sapphire/plugin-api';
+import type { z } from 'zod';
+import { submitFeedback } from '../../lib/feedback.ts';
+import { ApiRoute } from '../../lib/api/route.ts';
+import { sendJson } from '../../lib/api/respond.ts';
+import { FeedbackRequest, FeedbackResponse } from '../../lib/api/schemas.ts';
+
+export class FeedbackRoute extends ApiRoute<z.output<typeof FeedbackRequest>> {
+	constructor(context: Route.LoaderContext) {
+		super(context, {
+			doc: {
+				summary: 'Send feedback',
+				description:
+					"Stores the feedback (encrypted) in the owners' review queue before answering. It becomes a testimonial only if an owner approves it and marks it public.",
+				tags: ['Community'],
+				auth: true,
+				limit: 'feedback',
+				body: FeedbackRequest,
+				responses: { 202: { description: 'Stored in the review queue.', schema: FeedbackResponse } }
+			}
+		});
+	}
+
+	async run(request: Route.Request, response: Route.Response) {
+		const { userId, message } = this.body(request);
+		await submitFeedback(this.container.db.orm.em.fork(), { userId, message, source: 'api' });
+		sendJson(response, 202, { status: 'received' });
+	}
+}

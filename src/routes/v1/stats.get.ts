@@ -1,0 +1,22 @@
+import type { Route } from '@sapphire/plugin-api';
+import { ApiRoute } from '../../lib/api/route.ts';
+import { sendJson } from '../../lib/api/respond.ts';
+import { Stats } from '../../lib/api/schemas.ts';
+
+export class StatsRoute extends ApiRoute {
+	constructor(context: Route.LoaderContext) {
+		super(context, {
+			doc: {
+				summary: 'Community totals',
+				description:
+					'`users`, `conversations`, `moodCheckIns` and `crisisEvents` are lifetime totals kept by counters (the cost of this call does not grow with the data); `guilds` is the number of servers Haven is in now.',
+				tags: ['Community'],
+				responses: { 200: { description: 'The totals.', schema: Stats } }
+			}
+		});
+	}
+
+	async run(_request: Route.Request, response: Route.Response) {
+		sendJson(response, 200, await this.container.stats.read());
+	}
+}

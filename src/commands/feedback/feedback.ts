@@ -1,0 +1,53 @@
+import type { Command } from '@sapphire/framework';
+import { ApplicationCommandOptionType } from 'discord.js';
+import { MAX_MESSAGE_LENGTH, MIN_FEEDBACK_LENGTH } from '../../lib/api/schemas.ts';
+import { HavenCommand } from '../../lib/discord/command.ts';
+import type { CommandDefinition } from '../../lib/discord/definitions.ts';
+import { renderFeedbackReceived } from '../../lib/discord/render-feedback.ts';
+import { respondSoon, send } from '../../lib/discord/respond.ts';
+import { submitFeedback } from '../../lib/feedback.ts';
+
+export const definition: CommandDefinition = {
+	name: 'feedback',
+	description: "Tell Haven's owners what helps and what doesn't",
+	category: 'Feedback',
+	access: 'everyone',
+	// Not in the SPEC table: one submission per person every 30 s keeps the review queue free of floods.
+	cooldownSeconds: 30,
+	help: 'Owners read every message; it is only shown publicly if you agree and an owner approves it.',
+	options: [
+		{
+			type: ApplicationCommandOptionType.String,
+			name: 'message',
+			description: 'Your feedback',
+			required: true,
+			min_length: MIN_FEEDBACK_LENGTH,
+			max_length: MAX_MESSAGE_LENGTH
+		},
+		{
+			type: ApplicationCommandOptionType.Boolean,
+			name: 'public',
+			description: 'May Haven quote this publicly, without your name? (an owner still decides)',
+			required: false
+		}
+	]
+};
+
+export class FeedbackCommand extends HavenCommand {
+	constructor(context: Command.LoaderContext) {
+		super(context, definition);
+	}
+
+	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
+		const message = interaction.options.getString('message', true).trim();
+		const consentPublic = interaction.options.getBoolean('public') ?? false;
+		if (message.length < MIN_FEEDBACK_LENGTH) {
+			await send(interaction, { content: `Please write at least ${MIN_FEEDBACK_LENGTH} characters.` });
+			return;
+		}
+		await respondSoon(interaction, async () => {
+			await submitFeedback(this.em(), { userId: interaction.user.id, message: message.slice(0, MAX_MESSAGE_LENGTH), source: 'discord', consentPublic });
+			return renderFeedbackReceived(consentPublic);
+		});
+	}
+}

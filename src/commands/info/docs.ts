@@ -1,0 +1,23 @@
+import type { Command } from '@sapphire/framework';
+import { HavenCommand } from '../../lib/discord/command.ts';
+import type { CommandDefinition } from '../../lib/discord/definitions.ts';
+import { renderLink } from '../../lib/discord/render.ts';
+import { send } from '../../lib/discord/respond.ts';
+
+export const definition: CommandDefinition = {
+	name: 'docs',
+	description: "Haven's documentation",
+	category: 'Info',
+	access: 'everyone'
+};
+
+export class DocsCommand extends HavenCommand {
+	constructor(context: Command.LoaderContext) {
+		super(context, definition);
+	}
+
+	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
+		const { urls, discord } = this.container.config;
+		await send(interaction, renderLink('docs', urls, discord.clientId));
+	}
+}

@@ -1,0 +1,23 @@
+import type { Command } from '@sapphire/framework';
+import { HavenCommand } from '../../lib/discord/command.ts';
+import type { CommandDefinition } from '../../lib/discord/definitions.ts';
+import { renderLink } from '../../lib/discord/render.ts';
+import { send } from '../../lib/discord/respond.ts';
+
+export const definition: CommandDefinition = {
+	name: 'invite',
+	description: "A link to add Haven to a server",
+	category: 'Info',
+	access: 'everyone'
+};
+
+export class InviteCommand extends HavenCommand {
+	constructor(context: Command.LoaderContext) {
+		super(context, definition);
+	}
+
+	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
+		const { urls, discord } = this.container.config;
+		await send(interaction, renderLink('invite', urls, discord.clientId));
+	}
+}

@@ -1,0 +1,27 @@
+import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
+import type { ButtonInteraction } from 'discord.js';
+import { isOwner } from '../lib/discord/command.ts';
+import { feedbackActionView, feedbackListView } from '../lib/discord/feedback-manage.ts';
+import { OWNER_ONLY_MESSAGE } from '../lib/discord/render.ts';
+import { parseFeedbackButton, type FeedbackButton } from '../lib/discord/render-feedback.ts';
+import { send, updateSoon } from '../lib/discord/respond.ts';
+
+/** The buttons of `/feedback-manage`: list pages and actions on one item. Owners only, checked on every click. */
+export class FeedbackManageButtons extends InteractionHandler {
+	constructor(context: InteractionHandler.LoaderContext, options: InteractionHandler.Options) {
+		super(context, { ...options, interactionHandlerType: InteractionHandlerTypes.Button });
+	}
+
+	override parse(interaction: ButtonInteraction) {
+		const parsed = parseFeedbackButton(interaction.customId);
+		return parsed ? this.some(parsed) : this.none();
+	}
+
+	override async run(interaction: ButtonInteraction, button: FeedbackButton) {
+		if (!isOwner(interaction.user.id)) return send(interaction, { content: OWNER_ONLY_MESSAGE });
+		const em = this.container.db.orm.em.fork();
+		await updateSoon(interaction, () =>
+			button.kind === 'list' ? feedbackListView(em, button.filter, button.page) : feedbackActionView(em, button.action, button.id, interaction.user.id)
+		);
+	}
+}

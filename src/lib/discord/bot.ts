@@ -1,0 +1,132 @@
+import { Routes, type Client } from 'discord.js';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/index.ts';
+import { collectDefinitions } from './definitions.ts';
+import { deployCommands, describeDeploy, type DeployResult } from './deploy.ts';
+import { syncGuilds } from './guilds.ts';
+import { createIntegration, type Integration } from './integration.ts';
+import { createLogChannel, type LogChannel } from './log-channel.ts';
+import { NO_MENTIONS } from './respond.ts';
+import { createReleaseChecker, describeReleaseCheck, type ReleaseChecker } from './release.ts';
+import { describeError } from './errors.ts';
+
+/**
+ * The bot's services around the Sapphire client, created by startHaven when TOKEN and CLIENT_ID are set:
+ * registration at startup, the release check, the LOG_CHANNEL_ID system log, the bot-list integration and the
+ * guild table. Listeners reach it as `container.bot`; startHaven stops it before destroying the client.
+ */
+
+export interface BotLog {
+	info(message: string): void;
+	warn(message: string): void;
+	error(message: string): void;
+	debug(message: string): void;
+}
+
+export interface Bot {
+	readonly release: ReleaseChecker;
+	readonly logChannel: LogChannel | undefined;
+	readonly integration: Integration | undefined;
+	/** A system event: to the process log and, when LOG_CHANNEL_ID is set, to that channel. No user content. */
+	systemLog(line: string): void;
+	/** Startup registration (SPEC startup rule 2); a failure is logged, never thrown. */
+	deploy(): Promise<DeployResult | undefined>;
+	/** Once the client is ready: startup line, integration, guild table. */
+	ready(client: Client<true>): Promise<void>;
+	/** Resolves when `ready` has done its work. */
+	readonly readied: Promise<void>;
+	/** Shard and guild counts, for logs and the integration. */
+	counts(): { guilds: number; shards: number };
+	stop(): Promise<void>;
+}
+
+export interface BotOptions {
+	client: Client;
+	config: Config;
+	db: Database;
+	version: string;
+	log: BotLog;
+}
+
+export function createBot({ client, config, db, version, log }: BotOptions): Bot {
+	const release = createReleaseChecker({ running: version, repo: config.github.repo, apiUrl: config.github.apiUrl, token: config.github.token });
+	const channelId = config.discord.logChannelId;
+	const logChannel = channelId
+		? createLogChannel({
+				send: async (content) => void (await client.rest.post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: NO_MENTIONS } })),
+				log
+			})
+		: undefined;
+	const counts = () => ({ guilds: client.guilds.cache.size, shards: client.ws.shards.size });
+	let integration: Integration | undefined;
+	const { token: integrationToken, baseUrl } = config.integration;
+	if (integrationToken && !baseUrl) log.warn('INTEGRATION_TOKEN is set without INTEGRATION_BASE_URL: the bot-list integration is off');
+	if (integrationToken && baseUrl) {
+		integration = createIntegration({
+			baseUrl,
+			token: integrationToken,
+			clientId: config.discord.clientId!,
+			counts: () => ({ server_count: counts().guilds, shard_count: counts().shards }),
+			log
+		});
+	}
+	let releaseCheck: Promise<void> | undefined;
+	let readied!: () => void;
+	const readiedPromise = new Promise<void>((resolve) => (readied = resolve));
+
+	let stopped = false;
+	const systemLog = (line: string) => {
+		if (stopped) return; // shutting down: the client's own disconnects are not news
+		log.info(line);
+		logChannel?.post(line);
+	};
+
+	return {
+		release,
+		logChannel,
+		integration,
+		systemLog,
+		counts,
+		readied: readiedPromise,
+		async deploy() {
+			try {
+				const result = await deployCommands({
+					rest: client.rest,
+					applicationId: config.discord.clientId!,
+					privateGuildId: config.discord.privateGuildId,
+					definitions: await collectDefinitions(),
+					force: config.discord.forceDeploy,
+					db
+				});
+				for (const warning of result.warnings) log.warn(warning);
+				for (const line of describeDeploy(result)) log.info(line);
+				return result;
+			} catch (error) {
+				log.error(`Command registration failed; the previous registration stays in place and the next start tries again: ${describeError(error)}${error instanceof Error && 'status' in error ? ` (${error.message})` : ''}`);
+				return undefined;
+			}
+		},
+		async ready(ready) {
+			const { guilds, shards } = counts();
+			systemLog(`Haven ${version} is online as ${ready.user.username}: ${guilds} server${guilds === 1 ? '' : 's'}, ${shards} shard${shards === 1 ? '' : 's'}.`);
+			releaseCheck ??= release.check().then(
+				(check) => log.info(describeReleaseCheck(check)),
+				() => undefined
+			);
+			integration?.start();
+			try {
+				await syncGuilds(db.orm.em.fork(), [...ready.guilds.cache.keys()]);
+			} catch (error) {
+				log.warn(`Could not record the server list: ${describeError(error)}`);
+			} finally {
+				readied();
+			}
+		},
+		async stop() {
+			stopped = true;
+			logChannel?.stop();
+			await integration?.stop();
+			await releaseCheck;
+		}
+	};
+}

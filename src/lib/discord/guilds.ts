@@ -1,0 +1,32 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Keeps the `guilds` table's membership columns in line with Discord (settings are never touched): a row per server
+ * Haven is in, `left_at` set when it leaves. `GET /v1/stats` counts these rows when the bot is not connected.
+ */
+
+const BATCH = 500;
+
+/** Haven is in these servers (joined now, or found at startup): insert or clear `left_at`. */
+export async function markJoined(em: EntityManager, guildIds: readonly string[], now = new Date()): Promise<void> {
+	for (let at = 0; at < guildIds.length; at += BATCH) {
+		const batch = guildIds.slice(at, at + BATCH);
+		await em.getConnection().execute(
+			`insert into guilds (id, settings, joined_at, left_at, updated_at) values ${batch.map(() => `(?, '{}', ?, null, ?)`).join(', ')}
+			 on conflict (id) do update set left_at = null, updated_at = excluded.updated_at where guilds.left_at is not null`,
+			batch.flatMap((id) => [id, now, now])
+		);
+	}
+}
+
+export async function markLeft(em: EntityManager, guildId: string, now = new Date()): Promise<void> {
+	await em.getConnection().execute('update guilds set left_at = ?, updated_at = ? where id = ? and left_at is null', [now, now, guildId]);
+}
+
+/** At startup, with every shard of the bot in this process: servers not in `present` were left while Haven was away. */
+export async function syncGuilds(em: EntityManager, present: readonly string[], now = new Date()): Promise<void> {
+	await markJoined(em, present, now);
+	// Snowflakes are digits only, so a PostgreSQL array literal is safe and keeps this one parameter at any size.
+	const ids = `{${present.filter((id) => /^\d+$/.test(id)).join(',')}}`;
+	await em.getConnection().execute('update guilds set left_at = ?, updated_at = ? where left_at is null and not (id = any(?::varchar[]))', [now, now, ids]);
+}

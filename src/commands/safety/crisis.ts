@@ -1,0 +1,56 @@
+import type { Command } from '@sapphire/framework';
+import { ApplicationCommandOptionType } from 'discord.js';
+import { INTERNATIONAL, listCountries, normalizeCountry } from '../../lib/crisis/resources.ts';
+import { HavenCommand } from '../../lib/discord/command.ts';
+import type { CommandDefinition } from '../../lib/discord/definitions.ts';
+import { send } from '../../lib/discord/respond.ts';
+import { crisisCommand } from '../../lib/safety/flows.ts';
+
+export const definition: CommandDefinition = {
+	name: 'crisis',
+	description: 'Free, confidential crisis lines for your country, only visible to you',
+	category: 'Safety',
+	access: 'everyone',
+	// No cooldown, on purpose: a person in crisis must never be told to wait. The reply is deterministic and cheap.
+	cooldownSeconds: 0,
+	help: 'Add what is going on if you like; it is never shared with anyone.',
+	options: [
+		{
+			type: ApplicationCommandOptionType.String,
+			name: 'message',
+			description: "What's going on, if you want to say (only you see the answer)",
+			required: false,
+			max_length: 1_000
+		},
+		{
+			type: ApplicationCommandOptionType.String,
+			name: 'country',
+			description: 'Show the lines of this country (default: yours, else the server’s, else worldwide)',
+			required: false,
+			choices: listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code }))
+		}
+	]
+};
+
+export class CrisisCommand extends HavenCommand {
+	constructor(context: Command.LoaderContext) {
+		super(context, definition);
+	}
+
+	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
+		const country = interaction.options.getString('country');
+		await crisisCommand(
+			{
+				userId: interaction.user.id,
+				guildId: interaction.guildId,
+				channelId: interaction.channelId,
+				text: interaction.options.getString('message'),
+				country: country === INTERNATIONAL ? INTERNATIONAL : normalizeCountry(country)
+			},
+			{
+				reply: (content) => send(interaction, { content }),
+				followUp: (content) => send(interaction, { content })
+			}
+		);
+	}
+}

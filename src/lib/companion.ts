@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { container } from '@sapphire/framework';
+import { AiError, fallbackFor, FALLBACK_REPLY, sanitizeReply, type Ai } from './ai/index.ts';
+import { Conversation } from './db/index.ts';
+
+/**
+ * The companion's reply to a DM or a mention: one AI completion with Haven's system prompt (always applied by the AI
+ * client), made safe for Discord by `sanitizeReply` (no phone numbers, no mentions), and a fixed fallback when the
+ * AI is missing, slow or failing. `careful` is set when the crisis screen found risk: the model is told that vetted
+ * resources were already sent and must not write any number itself.
+ *
+ * Minimal on purpose: one message in, one reply out. Conversation memory (MemoryTurn) is a later addition.
+ */
+
+export interface CompanionInput {
+	userId: string;
+	channelId: string;
+	guildId: string | null;
+	text: string;
+	careful?: boolean;
+}
+
+export interface CompanionTurn {
+	reply: string;
+	/** False when `reply` is a fixed fallback. */
+	fromAi: boolean;
+}
+
+export interface CompanionDeps {
+	ai: Ai;
+	/** Makes the provider's safety identifier: never the raw Discord id. */
+	identifierSalt: string;
+	timeoutMs?: number;
+}
+
+const DM_CONTEXT = 'You are talking with one person in a private message on Discord.';
+const MENTION_CONTEXT =
+	'Someone mentioned you in a public Discord server channel, so others can read your reply. Keep it general and kind, and do not ask them for private details in public.';
+
+/** Shown for a message with no text (a bare "@Haven", an image alone). */
+export const EMPTY_MENTION_REPLY = "Hi, I'm Haven. Write me a few words about what's on your mind and I'll listen. `/help` lists what I can do.";
+
+/** A stable, non-reversible id for the AI provider's abuse tracking. */
+export function safetyIdentifier(userId: string, salt: string): string {
+	return createHash('sha256').update(`haven-user:${salt}:${userId}`).digest('hex').slice(0, 32);
+}
+
+function containerDeps(): CompanionDeps {
+	return { ai: container.ai, identifierSalt: container.config.encryption.salts[0] ?? 'haven' };
+}
+
+/** One AI reply (or a fallback). Never throws for AI failures; records nothing. */
+export async function companionTurn(input: CompanionInput, deps: CompanionDeps = containerDeps()): Promise<CompanionTurn> {
+	const text = input.text.trim();
+	if (!text) return { reply: EMPTY_MENTION_REPLY, fromAi: false };
+	try {
+		const raw = await deps.ai.complete([{ role: 'user', content: text.slice(0, 4_000) }], {
+			system: input.guildId ? MENTION_CONTEXT : DM_CONTEXT,
+			careful: input.careful === true,
+			user: safetyIdentifier(input.userId, deps.identifierSalt),
+			timeoutMs: deps.timeoutMs,
+			maxTokens: 400
+		});
+		const reply = sanitizeReply(raw);
+		return reply ? { reply, fromAi: true } : { reply: FALLBACK_REPLY, fromAi: false };
+	} catch (error) {
+		if (error instanceof AiError) return { reply: fallbackFor(error.kind), fromAi: false };
+		throw error;
+	}
+}
+
+/** Counts one answered companion turn (the `conversations` statistic). No content is stored. */
+export async function recordConversation(em: EntityManager, input: Pick<CompanionInput, 'userId' | 'guildId'>): Promise<void> {
+	em.create(Conversation, { source: 'discord', userId: input.userId, guildId: input.guildId });
+	await em.flush();
+}
+
+/**
+ * The companion reply for a DM or a mention, recorded as a conversation. A failure to record is logged, never shown:
+ * the person still gets the reply.
+ */
+export async function companionReply(input: CompanionInput): Promise<string> {
+	const { reply } = await companionTurn(input);
+	await recordConversation(container.db.orm.em.fork(), input).catch((error: unknown) =>
+		container.logger.warn(`Could not record a conversation: ${error instanceof Error ? error.name : 'error'}`)
+	);
+	return reply;
+}

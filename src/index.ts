@@ -11,6 +11,7 @@ import { migrate, openDatabase, type Database } from './lib/db/index.ts';
 import { logLevel } from './lib/logger.ts';
 import { acceptTypeScriptPieces, dropUnusedApiPieces } from './lib/setup.ts';
 import { startHeartbeat, type Heartbeat } from './lib/heartbeat.ts';
+import { loadLexicons } from './lib/crisis/screen.ts';
 import { createStats } from './lib/stats.ts';
 import { currentStatus, ShardTracker } from './lib/status.ts';
 import { resolveVersion } from './lib/version.ts';
@@ -48,6 +49,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 	container.startedAt = new Date();
 	container.version = resolveVersion(config.version);
 	container.ai = createAi({ ...config.openai });
+	loadLexicons(); // compile the crisis screen now, so the first person to write does not wait for it
 	container.shards = new ShardTracker();
 	container.shards.attach(client);
 	for (const warning of configWarnings(config)) log.warn(warning);

@@ -33,6 +33,8 @@ export abstract class HavenCommand extends Command {
 		super(context, {
 			...options,
 			name: definition.name,
+			// Sapphire lowercases piece names but routes a context menu by its exact name ("Check in on this message").
+			aliases: definition.name === definition.name.toLowerCase() ? options.aliases : [definition.name, ...(options.aliases ?? [])],
 			description: definition.description,
 			preconditions: [...ACCESS_PRECONDITIONS[definition.access], ...(options.preconditions ?? [])],
 			cooldownDelay: cooldownSeconds(definition) * 1000,

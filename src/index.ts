@@ -9,12 +9,15 @@ import { createBot } from './lib/discord/bot.ts';
 import { discordClientOptions, dropSapphireRegistration } from './lib/discord/client-options.ts';
 import { migrate, openDatabase, type Database } from './lib/db/index.ts';
 import { logLevel } from './lib/logger.ts';
+import { Metrics } from './lib/metrics.ts';
 import { acceptTypeScriptPieces, dropUnusedApiPieces } from './lib/setup.ts';
 import { startHeartbeat, type Heartbeat } from './lib/heartbeat.ts';
+import { retentionSettings, startRetentionScheduler, type RetentionScheduler } from './lib/retention.ts';
 import { loadLexicons } from './lib/crisis/screen.ts';
 import { createStats } from './lib/stats.ts';
 import { currentStatus, ShardTracker } from './lib/status.ts';
 import { resolveVersion } from './lib/version.ts';
+import { startReminderScheduler } from './lib/wellbeing/reminder-dm.ts';
 
 export interface Haven {
 	client: SapphireClient | undefined;
@@ -48,14 +51,21 @@ export async function startHaven(config: Config): Promise<Haven> {
 	container.config = config;
 	container.startedAt = new Date();
 	container.version = resolveVersion(config.version);
-	container.ai = createAi({ ...config.openai });
+	// Prometheus metrics (GET /metrics): one registry per Haven, closed at shutdown.
+	const metrics = (container.metrics = new Metrics({ version: container.version }));
+	container.ai = createAi({ ...config.openai, observe: metrics.observeAi });
 	loadLexicons(); // compile the crisis screen now, so the first person to write does not wait for it
 	container.shards = new ShardTracker();
 	container.shards.attach(client);
+	metrics.watchBot({ client, shards: container.shards, enabled: config.discord.enabled });
 	for (const warning of configWarnings(config)) log.warn(warning);
 
-	const db = await openDatabase(config, { info: (m) => log.info(m), warn: (m) => log.warn(m) });
+	const db = await openDatabase(config, { info: (m) => log.info(m), warn: (m) => log.warn(m) }).catch((error: unknown) => {
+		metrics.close();
+		throw error;
+	});
 	container.db = db;
+	metrics.watchDatabase(db.orm);
 	container.stats = createStats({
 		orm: db.orm,
 		liveGuilds: () => (client.isReady() ? client.guilds.cache.size : undefined),
@@ -66,6 +76,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 		log.info(ran.length ? `Applied migrations: ${ran.join(', ')}` : 'Database schema is up to date');
 		if (config.database.migrateOnly) {
 			log.info('SERVICE_MIGRATE_ONLY is set: migrations done, exiting');
+			metrics.close();
 			await db.close();
 			return { client: undefined, db, url: undefined, stop: async () => undefined };
 		}
@@ -77,6 +88,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 			container.bot = createBot({ client, config, db, version: container.version, log });
 			await client.login(config.discord.token);
 			await container.bot.deploy();
+			// Check-in reminders (src/lib/wellbeing): a tick a minute; stopped first at shutdown.
+			container.reminders = startReminderScheduler(client, () => db.orm.em.fork());
 		} else {
 			container.bot = undefined;
 			await Promise.all([...client.stores.values()].map((store) => store.loadAll()));
@@ -84,8 +97,11 @@ export async function startHaven(config: Config): Promise<Haven> {
 		await dropUnusedApiPieces(client.stores);
 		await client.server.connect();
 	} catch (error) {
+		await container.reminders?.stop().catch(() => undefined);
+		container.reminders = undefined;
 		await container.bot?.stop().catch(() => undefined);
 		await client.destroy().catch(() => undefined);
+		metrics.close();
 		await db.close();
 		throw error;
 	}
@@ -97,19 +113,23 @@ export async function startHaven(config: Config): Promise<Haven> {
 
 	const { apiKey, url: statusUrl, intervalMs } = config.status;
 	const heartbeat = apiKey ? startHeartbeat({ url: statusUrl, apiKey, intervalMs, status: currentStatus, log }) : undefined;
+	// Retention purge (src/lib/retention.ts): PURGE_INTERVAL_MS, 0 turns it off.
+	const { purgeIntervalMs } = config.retention;
+	const retention = purgeIntervalMs > 0 ? startRetentionScheduler({ orm: db.orm, intervalMs: purgeIntervalMs, settings: retentionSettings(config), log }) : undefined;
 
 	let stopping: Promise<void> | undefined;
 	return {
 		client,
 		db,
 		url,
-		stop: () => (stopping ??= shutdown(client, db, heartbeat))
+		stop: () => (stopping ??= shutdown(client, db, heartbeat, retention))
 	};
 }
 
 /** Stop accepting, let in-flight requests finish (bounded), then close Discord, the database and the embedded server. */
-async function shutdown(client: SapphireClient, db: Database, heartbeat: Heartbeat | undefined): Promise<void> {
+async function shutdown(client: SapphireClient, db: Database, heartbeat: Heartbeat | undefined, retention: RetentionScheduler | undefined): Promise<void> {
 	await heartbeat?.stop();
+	await retention?.stop();
 	const http = client.server.server;
 	const closed = http.listening ? once(http, 'close') : Promise.resolve();
 	http.close();
@@ -117,9 +137,12 @@ async function shutdown(client: SapphireClient, db: Database, heartbeat: Heartbe
 	const deadline = setTimeout(() => http.closeAllConnections(), SHUTDOWN_GRACE_MS);
 	await closed;
 	clearTimeout(deadline);
+	await container.reminders?.stop();
+	container.reminders = undefined;
 	await container.bot?.stop();
 	await client.destroy();
 	for (const store of client.stores.values()) await store.unloadAll().catch(() => undefined);
+	container.metrics.close();
 	await db.close();
 	container.logger.info('Haven stopped');
 }

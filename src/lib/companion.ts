@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
-import { AiError, fallbackFor, FALLBACK_REPLY, sanitizeReply, type Ai } from './ai/index.ts';
+import { AiError, fallbackFor, FALLBACK_REPLY, sanitizeReply, type Ai, type ChatTurn } from './ai/index.ts';
 import { Conversation } from './db/index.ts';
+import { recentTurns, rememberTurn } from './memory.ts';
 
 /**
  * The companion's reply to a DM or a mention: one AI completion with Haven's system prompt (always applied by the AI
@@ -10,7 +11,9 @@ import { Conversation } from './db/index.ts';
  * AI is missing, slow or failing. `careful` is set when the crisis screen found risk: the model is told that vetted
  * resources were already sent and must not write any number itself.
  *
- * Minimal on purpose: one message in, one reply out. Conversation memory (MemoryTurn) is a later addition.
+ * Conversation memory: with `memory` in the deps, the last few unexpired turns of this person in this channel go
+ * before the new message, and both sides of an answered turn are remembered (encrypted, expiring; nothing when the
+ * person turned memory off). The careful path neither reads nor writes memory: crisis words are not kept.
  */
 
 export interface CompanionInput {
@@ -32,6 +35,8 @@ export interface CompanionDeps {
 	/** Makes the provider's safety identifier: never the raw Discord id. */
 	identifierSalt: string;
 	timeoutMs?: number;
+	/** Conversation memory (src/lib/memory.ts); absent: every message stands alone. */
+	memory?: { em: () => EntityManager };
 }
 
 const DM_CONTEXT = 'You are talking with one person in a private message on Discord.';
@@ -47,7 +52,26 @@ export function safetyIdentifier(userId: string, salt: string): string {
 }
 
 function containerDeps(): CompanionDeps {
-	return { ai: container.ai, identifierSalt: container.config.encryption.salts[0] ?? 'haven' };
+	return { ai: container.ai, identifierSalt: container.config.encryption.salts[0] ?? 'haven', memory: { em: () => container.db.orm.em.fork() } };
+}
+
+/** Memory must never cost the person their reply: a database failure means no history, not no answer. */
+async function history(deps: CompanionDeps, input: CompanionInput): Promise<ChatTurn[]> {
+	if (!deps.memory || input.careful) return [];
+	const turns = await recentTurns(deps.memory.em(), input.userId, input.channelId).catch(() => []);
+	return turns.map(({ role, content }) => ({ role, content }));
+}
+
+async function remember(deps: CompanionDeps, input: CompanionInput, text: string, reply: string): Promise<void> {
+	if (!deps.memory || input.careful) return;
+	const em = deps.memory.em();
+	const at = { userId: input.userId, channelId: input.channelId };
+	try {
+		await rememberTurn(em, { ...at, role: 'user', content: text });
+		await rememberTurn(em, { ...at, role: 'assistant', content: reply });
+	} catch {
+		// Losing one turn of memory is harmless; the reply has been made.
+	}
 }
 
 /** One AI reply (or a fallback). Never throws for AI failures; records nothing. */
@@ -55,7 +79,8 @@ export async function companionTurn(input: CompanionInput, deps: CompanionDeps =
 	const text = input.text.trim();
 	if (!text) return { reply: EMPTY_MENTION_REPLY, fromAi: false };
 	try {
-		const raw = await deps.ai.complete([{ role: 'user', content: text.slice(0, 4_000) }], {
+		const turns: ChatTurn[] = [...(await history(deps, input)), { role: 'user', content: text.slice(0, 4_000) }];
+		const raw = await deps.ai.complete(turns, {
 			system: input.guildId ? MENTION_CONTEXT : DM_CONTEXT,
 			careful: input.careful === true,
 			user: safetyIdentifier(input.userId, deps.identifierSalt),
@@ -63,7 +88,9 @@ export async function companionTurn(input: CompanionInput, deps: CompanionDeps =
 			maxTokens: 400
 		});
 		const reply = sanitizeReply(raw);
-		return reply ? { reply, fromAi: true } : { reply: FALLBACK_REPLY, fromAi: false };
+		if (!reply) return { reply: FALLBACK_REPLY, fromAi: false };
+		await remember(deps, input, text, reply);
+		return { reply, fromAi: true };
 	} catch (error) {
 		if (error instanceof AiError) return { reply: fallbackFor(error.kind), fromAi: false };
 		throw error;

@@ -101,6 +101,8 @@ const schema = z.object({
 	HOST: optionalText,
 	PORT: integer('PORT', 9420, 0, 65535),
 	API_TOKEN: optionalText,
+	// GET /metrics (src/lib/metrics.ts): its own bearer token; API_TOKEN when unset.
+	METRICS_TOKEN: optionalText,
 	TRUST_PROXY: optionalText.transform((value, ctx): TrustProxy => {
 		if (value === undefined || OFF_VALUES.has(value.toLowerCase())) return false;
 		if (/^\d+$/.test(value)) return { hops: Number(value) };
@@ -139,7 +141,16 @@ const schema = z.object({
 	DISCORD_API_URL: url('DISCORD_API_URL'),
 	SERVICE_MIGRATE_ONLY: flag,
 	SERVICE_FORCE_DEPLOY: flag,
-	HAVEN_VERSION: optionalText
+	HAVEN_VERSION: optionalText,
+	// Retention (src/lib/retention.ts): how long personal data is kept, and how often the purge job runs.
+	MEMORY_TTL_HOURS: integer('MEMORY_TTL_HOURS', 24, 1, 720),
+	CRISIS_DETAILS_RETENTION_DAYS: integer('CRISIS_DETAILS_RETENTION_DAYS', 30, 1, 3650),
+	CHECKIN_RETENTION_DAYS: integer('CHECKIN_RETENTION_DAYS', 365, 1, 3650),
+	GHOST_LETTER_RETENTION_DAYS: integer('GHOST_LETTER_RETENTION_DAYS', 90, 1, 3650),
+	CONVERSATION_USER_RETENTION_DAYS: integer('CONVERSATION_USER_RETENTION_DAYS', 30, 1, 3650),
+	REJECTED_FEEDBACK_RETENTION_DAYS: integer('REJECTED_FEEDBACK_RETENTION_DAYS', 90, 1, 3650),
+	GUILD_PURGE_GRACE_DAYS: integer('GUILD_PURGE_GRACE_DAYS', 7, 0, 365),
+	PURGE_INTERVAL_MS: integer('PURGE_INTERVAL_MS', 3_600_000, 0, 604_800_000)
 });
 
 function isHttpUrl(value: string): boolean {
@@ -185,6 +196,8 @@ function build(env: z.output<typeof schema>) {
 			host: env.HOST,
 			port: env.PORT,
 			token: env.API_TOKEN,
+			/** Bearer token of GET /metrics; falls back to `token` (API_TOKEN). */
+			metricsToken: env.METRICS_TOKEN,
 			trustProxy: env.TRUST_PROXY,
 			corsOrigin: env.CORS_ORIGIN ?? websiteUrl,
 			rateLimits: {
@@ -211,7 +224,18 @@ function build(env: z.output<typeof schema>) {
 		github: { token: env.GITHUB_TOKEN, repo: env.GITHUB_REPO ?? repoFromSourceUrl(sourceUrl), apiUrl: trimSlash(env.GITHUB_API_URL ?? DEFAULT_GITHUB_API_URL) },
 		patchNotesPath: env.PATCHNOTES_PATH,
 		integration: { token: env.INTEGRATION_TOKEN, baseUrl: env.INTEGRATION_BASE_URL },
-		version: env.HAVEN_VERSION
+		version: env.HAVEN_VERSION,
+		retention: {
+			memoryTtlHours: env.MEMORY_TTL_HOURS,
+			crisisDetailsDays: env.CRISIS_DETAILS_RETENTION_DAYS,
+			checkInDays: env.CHECKIN_RETENTION_DAYS,
+			ghostLetterDays: env.GHOST_LETTER_RETENTION_DAYS,
+			conversationUserDays: env.CONVERSATION_USER_RETENTION_DAYS,
+			rejectedFeedbackDays: env.REJECTED_FEEDBACK_RETENTION_DAYS,
+			guildGraceDays: env.GUILD_PURGE_GRACE_DAYS,
+			/** 0: no scheduled purge (run `haven purge` from cron instead). */
+			purgeIntervalMs: env.PURGE_INTERVAL_MS
+		}
 	};
 }
 

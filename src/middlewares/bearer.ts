@@ -2,13 +2,21 @@ import { Middleware, type ApiRequest } from '@sapphire/plugin-api';
 import { requireBearer } from '../lib/api/auth.ts';
 import { isApiRoute } from '../lib/api/route.ts';
 
-/** Routes whose doc says `auth: true` need `Authorization: Bearer <API_TOKEN>` (after the rate limit, before the body). */
+/**
+ * Routes whose doc says `auth: true` need `Authorization: Bearer <API_TOKEN>` (after the rate limit, before the body);
+ * `auth: 'metrics'` needs METRICS_TOKEN, or API_TOKEN when METRICS_TOKEN is unset.
+ */
 export class BearerMiddleware extends Middleware {
 	constructor(context: Middleware.LoaderContext) {
 		super(context, { position: 15 });
 	}
 
 	override run(request: ApiRequest) {
-		if (isApiRoute(request.route) && request.route.doc.auth) requireBearer(request.headers.authorization, this.container.config.api.token);
+		if (!isApiRoute(request.route)) return;
+		const { auth } = request.route.doc;
+		if (!auth) return;
+		const { token, metricsToken } = this.container.config.api;
+		if (auth === 'metrics') requireBearer(request.headers.authorization, metricsToken ?? token, 'METRICS_TOKEN or API_TOKEN');
+		else requireBearer(request.headers.authorization, token);
 	}
 }

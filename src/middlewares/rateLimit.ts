@@ -34,10 +34,14 @@ export class RateLimitMiddleware extends Middleware {
 		const key = this.#key(request);
 		let decision = this.#all.take(key);
 		const limit = isApiRoute(request.route) ? request.route.doc.limit : undefined;
+		const refusedByAll = !decision.allowed;
 		if (limit && decision.allowed) decision = tightest([decision, this.#routes[limit].take(key)]);
 		const headers = rateLimitHeaders(decision);
 		for (const name in headers) response.setHeader(name, headers[name]!);
-		if (!decision.allowed) throw new HttpError(429, `Too many requests: try again in ${headers['Retry-After']} seconds`);
+		if (!decision.allowed) {
+			this.container.metrics.rateLimited(request, refusedByAll || !limit ? 'all' : limit);
+			throw new HttpError(429, `Too many requests: try again in ${headers['Retry-After']} seconds`);
+		}
 	}
 
 	#key(request: ApiRequest): string {

@@ -44,6 +44,15 @@ export interface AiOptions {
   maxConcurrent?: number;
   /** Completions allowed to wait for a slot; beyond that, 'rate_limited'. Default 32. */
   maxQueue?: number;
+  /** Told of every provider call when it ends, for metrics (src/lib/metrics.ts). Never sees text. */
+  observe?: (event: AiEvent) => void;
+}
+
+/** One finished provider call: which operation, how it ended, how long it took (queueing and the retry included). */
+export interface AiEvent {
+  operation: 'complete' | 'moderate';
+  outcome: 'ok' | Exclude<AiFailure, 'not_configured'>;
+  seconds: number;
 }
 
 export interface CompleteOptions {
@@ -176,7 +185,31 @@ export function createAi(options: AiOptions): Ai {
     : undefined;
   const acquire = createLimiter(options.maxConcurrent ?? 4, options.maxQueue ?? 32);
 
+  const observe = options.observe;
+  const report = (operation: AiEvent['operation'], outcome: AiEvent['outcome'], started: number) => {
+    try {
+      observe?.({ operation, outcome, seconds: (performance.now() - started) / 1000 });
+    } catch {
+      // an observer never changes an answer
+    }
+  };
+
   async function complete(turns: ChatTurn[], opts: CompleteOptions = {}): Promise<string> {
+    if (!client) throw new AiError('not_configured');
+    if (!observe) return completeOnce(turns, opts);
+    const started = performance.now();
+    try {
+      const reply = await completeOnce(turns, opts);
+      report('complete', 'ok', started);
+      return reply;
+    } catch (err) {
+      const kind = err instanceof AiError ? err.kind : 'failed';
+      report('complete', kind === 'not_configured' ? 'failed' : kind, started);
+      throw err;
+    }
+  }
+
+  async function completeOnce(turns: ChatTurn[], opts: CompleteOptions): Promise<string> {
     if (!client) throw new AiError('not_configured');
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
     const deadline = Date.now() + timeoutMs;
@@ -220,18 +253,26 @@ export function createAi(options: AiOptions): Ai {
   async function moderate(text: string, opts: { timeoutMs?: number } = {}): Promise<ModerationScores | null> {
     if (!client || !text.trim()) return null;
     const timeoutMs = opts.timeoutMs ?? 3000;
+    const started = performance.now();
+    const signal = deadlineSignal(timeoutMs);
     try {
       const res = await client.moderations.create(
         { model: moderationModel, input: text },
-        { signal: deadlineSignal(timeoutMs), timeout: timeoutMs, maxRetries: 0 },
+        { signal, timeout: timeoutMs, maxRetries: 0 },
       );
       const scores: Record<string, unknown> | undefined = res?.results?.[0]?.category_scores as never;
       const selfHarm = score(scores?.['self-harm']);
       const selfHarmIntent = score(scores?.['self-harm/intent']);
       const selfHarmInstructions = score(scores?.['self-harm/instructions']);
-      if (selfHarm === undefined || selfHarmIntent === undefined || selfHarmInstructions === undefined) return null;
+      if (selfHarm === undefined || selfHarmIntent === undefined || selfHarmInstructions === undefined) {
+        report('moderate', 'failed', started);
+        return null;
+      }
+      report('moderate', 'ok', started);
       return { selfHarm, selfHarmIntent, selfHarmInstructions };
-    } catch {
+    } catch (err) {
+      const kind = classify(err, signal).kind;
+      report('moderate', kind === 'not_configured' ? 'failed' : kind, started);
       return null;
     }
   }

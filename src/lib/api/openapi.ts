@@ -20,6 +20,12 @@ export function responsesOf(doc: RouteDoc): Record<number, ResponseDoc> {
 		implied[401] = error('The bearer token is missing or wrong.');
 		implied[503] = error('The server has no API_TOKEN configured, so this endpoint refuses every request.');
 	}
+	if (doc.database) {
+		const unavailable = 'The database is unavailable (e.g. restarting); retry after `Retry-After` seconds. Nothing was stored.';
+		implied[503] = error(implied[503] ? `${implied[503].description} Or: ${unavailable}` : unavailable, {
+			'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } }
+		});
+	}
 	if (doc.body) {
 		implied[413] = error(`The body is larger than ${MAX_BODY_BYTES} bytes (chunked bodies included).`);
 		implied[415] = error('The body is not `application/json` (or is compressed).');

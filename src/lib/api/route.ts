@@ -22,8 +22,13 @@ export interface RouteDoc<Body = unknown, Query = unknown> {
 	summary: string;
 	description?: string;
 	tags?: string[];
-	/** Requires `Authorization: Bearer <API_TOKEN>`. */
-	auth?: boolean;
+	/**
+	 * Requires `Authorization: Bearer <token>`: `true` is API_TOKEN; `'metrics'` is METRICS_TOKEN, or API_TOKEN when
+	 * that is unset (see `bearerToken`).
+	 */
+	auth?: boolean | 'metrics';
+	/** Needs the database: answers 503 with Retry-After while it is unavailable (documented automatically). */
+	database?: boolean;
 	limit?: RouteLimit;
 	body?: z.ZodType<Body>;
 	query?: z.ZodObject & z.ZodType<Query>;

@@ -180,3 +180,63 @@ export const entities = [UserProfile, Guild, MoodCheckIn, GhostLetter, Conversat
 
 export type IFeedback = InferEntity<typeof Feedback>;
 export type ICrisisEvent = InferEntity<typeof CrisisEvent>;
+
+// =====================================================================================================================
+// Wellbeing and community (check-in reminders, games). Added by the wellbeing commands (issue 6); their migration is
+// Migration20261121010000Wellbeing. Kept in this block so the data model's other owners can merge around it.
+
+/**
+ * One person's check-in reminders (opt-in). `nextDueAt` is when the next DM is due; the scheduler claims a due row by
+ * moving `nextDueAt` forward with a compare-and-set, so two instances never send the same reminder twice. Quiet hours
+ * are whole local hours in `timezone` (IANA); a reminder never lands inside them. Closed DMs turn reminders off
+ * (`disabledReason`).
+ */
+export const CheckInReminder = defineEntity({
+	name: 'CheckInReminder',
+	tableName: 'check_in_reminders',
+	indexes: [{ properties: ['enabled', 'nextDueAt'] }],
+	properties: {
+		userId: snowflake().primary(),
+		enabled: p.boolean().default(true),
+		intervalMinutes: p.integer(),
+		timezone: p.string().length(64),
+		quietStart: p.smallint().nullable(),
+		quietEnd: p.smallint().nullable(),
+		nextDueAt: p.datetime(),
+		lastSentAt: p.datetime().nullable(),
+		disabledReason: p.string().length(32).nullable(),
+		createdAt: createdAt(),
+		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
+	}
+});
+
+/** A round of /trivia or /wouldyourather: the generated content (no user text) and who started it. */
+export const GameRound = defineEntity({
+	name: 'GameRound',
+	tableName: 'game_rounds',
+	indexes: [{ properties: ['createdAt'] }, { properties: ['startedBy'] }],
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		kind: p.string().length(16),
+		guildId: snowflake().nullable(),
+		startedBy: snowflake(),
+		content: p.json<Record<string, unknown>>(),
+		revealedAt: p.datetime().nullable(),
+		createdAt: createdAt()
+	}
+});
+
+/** One answer or vote in a round. The primary key (round, user) is the "one vote per person" rule. */
+export const GameVote = defineEntity({
+	name: 'GameVote',
+	tableName: 'game_votes',
+	indexes: [{ properties: ['userId'] }],
+	properties: {
+		round: () => p.manyToOne(GameRound).primary().deleteRule('cascade'),
+		userId: snowflake().primary(),
+		choice: p.smallint(),
+		createdAt: createdAt()
+	}
+});
+
+(entities as unknown[]).push(CheckInReminder, GameRound, GameVote);

@@ -57,6 +57,22 @@ export async function openDatabase(config: Config, log: DatabaseLog): Promise<Da
 	}
 }
 
+/**
+ * How long the pool waits, so that a database outage fails fast instead of hanging requests (DESIGN §3, issue 7):
+ * - connecting (and waiting for a free pooled connection) gives up after CONNECT_TIMEOUT_MS;
+ * - a statement runs at most STATEMENT_TIMEOUT_MS (server side; migrations lift it for their own transaction);
+ * - a transaction left idle is ended after IDLE_IN_TRANSACTION_TIMEOUT_MS, so a stuck client cannot hold locks;
+ * - TCP keep-alive notices a peer that vanished without closing the connection.
+ * Broken connections are dropped by the pool and replaced on the next query: it recovers by itself when PostgreSQL
+ * is back, with no restart.
+ */
+export const POOL_TIMEOUTS = {
+	connectTimeoutMs: 5_000,
+	statementTimeoutMs: 30_000,
+	idleInTransactionTimeoutMs: 60_000,
+	idleConnectionMs: 30_000
+} as const;
+
 export function ormOptions(connection: Options): Options {
 	return {
 		...connection,
@@ -65,7 +81,16 @@ export function ormOptions(connection: Options): Options {
 		migrations: { migrationsList, tableName: 'haven_migrations', transactional: true, allOrNothing: true, snapshot: false, silent: true },
 		ensureDatabase: true,
 		allowGlobalContext: false,
-		pool: { min: 0, max: 10 },
+		pool: { min: 0, max: 10, idleTimeoutMillis: POOL_TIMEOUTS.idleConnectionMs },
+		driverOptions: {
+			...(connection.driverOptions as object | undefined),
+			application_name: 'haven',
+			connectionTimeoutMillis: POOL_TIMEOUTS.connectTimeoutMs,
+			statement_timeout: POOL_TIMEOUTS.statementTimeoutMs,
+			idle_in_transaction_session_timeout: POOL_TIMEOUTS.idleInTransactionTimeoutMs,
+			keepAlive: true,
+			keepAliveInitialDelayMillis: 10_000
+		},
 		debug: false
 	};
 }
@@ -73,6 +98,8 @@ export function ormOptions(connection: Options): Options {
 /** Applies pending migrations under an advisory lock; returns the names that ran. */
 export async function migrate(orm: MikroORM): Promise<string[]> {
 	return orm.em.fork().transactional(async (em) => {
+		// A long migration (or waiting for another instance's) must not hit the serving statement timeout.
+		await em.execute('set local statement_timeout = 0');
 		await em.execute(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
 		const ran = await orm.migrator.up({ transaction: em.getTransactionContext() });
 		return ran.map((migration) => migration.name);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { UserError } from '@sapphire/framework';
 import type { BaseInteraction } from 'discord.js';
+import { DATABASE_UNAVAILABLE_REPLY, isDatabaseUnavailable } from '../db/outage.ts';
 import { send } from './respond.ts';
 
 /**
@@ -48,6 +49,35 @@ export function interactionLabel(interaction: BaseInteraction): string {
 	return `interaction type ${(interaction as BaseInteraction).type}`;
 }
 
+// ---- Hook for /guilddebug (src/lib/guild-diagnostics.ts keeps a small per-server ring of recent faults) ----------
+/** A fault the funnel handled, as much as an admin may see: where, when, the error id and class. No user content. */
+export interface FunnelledFault {
+	guildId: string | null;
+	where: string;
+	errorId: string;
+	errorName: string;
+	at: Date;
+}
+
+const faultObservers = new Set<(fault: FunnelledFault) => void>();
+
+/** Be told of every fault the funnel handles (not of UserErrors). Returns the unsubscribe function. */
+export function observeFaults(observer: (fault: FunnelledFault) => void): () => void {
+	faultObservers.add(observer);
+	return () => void faultObservers.delete(observer);
+}
+
+function reportFault(fault: FunnelledFault): void {
+	for (const observer of faultObservers) {
+		try {
+			observer(fault);
+		} catch {
+			// An observer's failure must never change how the user is answered.
+		}
+	}
+}
+// ---- end of the /guilddebug hook ------------------------------------------------------------------------------------
+
 export async function funnelError(interaction: BaseInteraction, error: unknown, log: FunnelLog): Promise<string | undefined> {
 	const where = interactionLabel(interaction);
 	let content: string;
@@ -57,8 +87,10 @@ export async function funnelError(interaction: BaseInteraction, error: unknown, 
 		log.debug(`${where}: refused with ${error.identifier}`);
 	} else {
 		id = newErrorId();
-		content = failureMessage(id);
+		// The database being down or restarting is not a bug: say so kindly (issue 7); still logged with its id.
+		content = isDatabaseUnavailable(error) ? DATABASE_UNAVAILABLE_REPLY : failureMessage(id);
 		log.error(`${where} failed [error ${id}]: ${describeError(error)}`);
+		reportFault({ guildId: interaction.guildId, where, errorId: id, errorName: error instanceof Error ? error.name : typeof error, at: new Date() });
 	}
 	try {
 		if (interaction.isAutocomplete()) {

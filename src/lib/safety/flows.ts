@@ -7,6 +7,7 @@ import { companionTurn, recordConversation, type CompanionDeps } from '../compan
 import { renderCrisisReply } from '../crisis/resources.ts';
 import { mergeModeration, screen, type Assessment } from '../crisis/screen.ts';
 import { describeError } from '../discord/errors.ts';
+import { countCrisisScreen } from '../metrics.ts';
 import { DEFAULT_GUILD_SETTINGS, getGuildSettings, type GuildSettings } from '../guild-settings.ts';
 import { DEFAULT_USER_SETTINGS, getUserSettings, resourceCountry, type UserSettings } from '../user-settings.ts';
 import { sendAlert, type AlertOutcome, type AlertPoster } from './alerts.ts';
@@ -63,7 +64,7 @@ export function containerSafetyDeps(): SafetyDeps {
 	return {
 		em: () => db.orm.em.fork(),
 		ai,
-		companion: { ai, identifierSalt: config.encryption.salts[0] ?? 'haven' },
+		companion: { ai, identifierSalt: config.encryption.salts[0] ?? 'haven', memory: { em: () => db.orm.em.fork() } },
 		post: async (channelId, body) => (await client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage,
 		log: logger,
 		now: () => new Date()
@@ -159,6 +160,7 @@ export async function handleMessage(message: IncomingMessage, replies: MessageRe
 	const { user, guild } = await loadSettings(deps, message.authorId, message.guildId);
 	const screened = !user.screeningOptOut;
 	let assessment = screened ? screen(message.text) : NO_RISK;
+	if (screened) countCrisisScreen(assessment.level, 'message');
 	if (screened && assessment.level === 'none') assessment = await secondOpinion(deps, message.text, assessment);
 	const aiAllowed = message.kind === 'dm' || guild.features.aiMentions;
 
@@ -250,6 +252,7 @@ export interface CommandOutcome {
 export async function crisisCommand(input: CrisisCommandInput, replies: InteractionReplies, deps: SafetyDeps = containerSafetyDeps()): Promise<CommandOutcome> {
 	const text = input.text?.trim() || null;
 	const assessment = text ? screen(text) : null;
+	if (assessment) countCrisisScreen(assessment.level, 'command');
 	const { user, guild } = await loadSettings(deps, input.userId, input.guildId);
 	await replies.reply(renderCrisisCommandReply(assessment, input.country ?? resourceCountry(user, guild)));
 
@@ -314,6 +317,7 @@ function offeredRecently(key: string, now: number): boolean {
  */
 export async function checkInOnMessage(input: CheckInInput, replies: CheckInReplies, deps: SafetyDeps = containerSafetyDeps()): Promise<CheckInOutcome> {
 	const own = screen(input.text);
+	countCrisisScreen(own.level, 'context_menu');
 	const { user: reporter, guild } = await loadSettings(deps, input.reporterId, input.guildId);
 
 	const outcome: CheckInOutcome = {};

@@ -12,7 +12,8 @@ export class PluginServerRequest extends Listener {
 	}
 
 	async run(request: ApiRequest, response: ApiResponse) {
-		const { server } = this.container;
+		const { server, metrics } = this.container;
+		metrics.observeHttp(request, response);
 		const url = request.url ?? '/';
 		const mark = url.indexOf('?');
 		const parts = RouterRoot.normalize(mark === -1 ? url : url.slice(0, mark));

@@ -6,6 +6,7 @@ import { sendJson } from '../../lib/api/respond.ts';
 import { ChatRequest, ChatResponse, ErrorBody } from '../../lib/api/schemas.ts';
 import { renderCrisisReply } from '../../lib/crisis/resources.ts';
 import { screen } from '../../lib/crisis/screen.ts';
+import { countCrisisScreen } from '../../lib/metrics.ts';
 
 export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
 	constructor(context: Route.LoaderContext) {
@@ -31,7 +32,11 @@ export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
 		const { ai, db, logger } = this.container;
 		const reply = await answerChat(this.body(request).message, {
 			ai,
-			screen,
+			screen: (text) => {
+				const assessment = screen(text);
+				countCrisisScreen(assessment.level, 'api');
+				return assessment;
+			},
 			renderCrisisReply,
 			em: db.orm.em.fork(),
 			onRecordError: (error) => logger.error(`POST /v1/chat: could not record the conversation: ${error instanceof Error ? error.name : 'error'}`)

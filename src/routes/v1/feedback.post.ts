@@ -13,6 +13,7 @@ export class FeedbackRoute extends ApiRoute<z.output<typeof FeedbackRequest>> {
 				description:
 					"Stores the feedback (encrypted) in the owners' review queue before answering. It becomes a testimonial only if an owner approves it and marks it public.",
 				tags: ['Community'],
+				database: true,
 				auth: true,
 				limit: 'feedback',
 				body: FeedbackRequest,

@@ -12,6 +12,7 @@ export class StatusRoute extends ApiRoute {
 				description:
 					'For the website status page. In API-only mode (no Discord token) the status is `degraded` with no shards.',
 				tags: ['Service'],
+				database: true,
 				responses: { 200: { description: 'The status now.', schema: Status } }
 			}
 		});

@@ -12,6 +12,7 @@ export class TestimonialsRoute extends ApiRoute<never, z.output<typeof Testimoni
 				summary: 'Approved public testimonials',
 				description: 'Only feedback an owner approved and marked public. Featured first, then newest first.',
 				tags: ['Community'],
+				database: true,
 				query: TestimonialsQuery,
 				responses: { 200: { description: 'The testimonials.', schema: Testimonials } }
 			}

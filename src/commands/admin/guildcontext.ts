@@ -1,0 +1,43 @@
+import type { Command } from '@sapphire/framework';
+import { HavenCommand } from '../../lib/discord/command.ts';
+import type { CommandDefinition } from '../../lib/discord/definitions.ts';
+import { GUILD_ONLY_MESSAGE } from '../../lib/discord/render.ts';
+import { respondSoon, send } from '../../lib/discord/respond.ts';
+import { bitsOf, GUILD_PERMISSIONS, guildDataCounts, guildRecord, missingPermissions, renderGuildContext } from '../../lib/guild-diagnostics.ts';
+import { getGuildSettings } from '../../lib/guild-settings.ts';
+import { renderGuildSettings } from '../../lib/safety/settings-views.ts';
+
+export const definition: CommandDefinition = {
+	name: 'guildcontext',
+	description: 'What Haven knows about this server: settings, counts (never content), missing permissions',
+	category: 'Server admin',
+	access: 'guildAdmin',
+	cooldownSeconds: 10
+};
+
+export class GuildContextCommand extends HavenCommand {
+	constructor(context: Command.LoaderContext) {
+		super(context, definition);
+	}
+
+	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
+		const guild = interaction.guild;
+		if (!guild) return send(interaction, { content: GUILD_ONLY_MESSAGE });
+		await respondSoon(interaction, async () => {
+			const em = this.em();
+			const [settings, record, counts, me] = await Promise.all([
+				getGuildSettings(em.fork(), guild.id),
+				guildRecord(em.fork(), guild.id),
+				guildDataCounts(em.fork(), guild.id),
+				guild.members.me ? Promise.resolve(guild.members.me) : guild.members.fetchMe()
+			]);
+			return renderGuildContext({
+				settingsView: renderGuildSettings(settings),
+				record,
+				counts,
+				missing: missingPermissions(bitsOf(me.permissions), GUILD_PERMISSIONS),
+				graceDays: this.container.config.retention.guildGraceDays
+			});
+		});
+	}
+}

@@ -1,0 +1,38 @@
+import type { Command } from '@sapphire/framework';
+import { ApplicationCommandOptionType, GuildMember } from 'discord.js';
+import { safetyIdentifier } from '../../lib/companion.ts';
+import { HavenCommand } from '../../lib/discord/command.ts';
+import type { CommandDefinition } from '../../lib/discord/definitions.ts';
+import { send } from '../../lib/discord/respond.ts';
+import { compliment, renderCompliment } from '../../lib/wellbeing/fun.ts';
+import { answerSoon, FEATURE_OFF, featureOn } from '../../lib/wellbeing/respond.ts';
+
+export const definition: CommandDefinition = {
+	name: 'compliment',
+	description: 'A kind compliment, for you or for another member',
+	category: 'Fun',
+	access: 'everyone',
+	cooldownSeconds: 5,
+	help: 'For someone else, it shows their display name without pinging them.',
+	options: [{ type: ApplicationCommandOptionType.User, name: 'member', description: 'Who the compliment is for (default: you). They are not pinged.', required: false }]
+};
+
+export class ComplimentCommand extends HavenCommand {
+	constructor(context: Command.LoaderContext) {
+		super(context, definition);
+	}
+
+	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
+		if (!(await featureOn(interaction.guildId, 'games'))) return send(interaction, { content: FEATURE_OFF.games });
+		const target = interaction.options.getUser('member');
+		const member = interaction.options.getMember('member');
+		const self = interaction.member instanceof GuildMember ? interaction.member.displayName : ((interaction.member as { nick?: string | null } | null)?.nick ?? interaction.user.displayName);
+		const targetName = !target || target.id === interaction.user.id ? null : member instanceof GuildMember ? member.displayName : ((member as { nick?: string | null } | null)?.nick ?? target.displayName);
+		const { ai, config } = this.container;
+		await answerSoon(
+			interaction,
+			async () => renderCompliment(await compliment(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven')), { targetName, fromName: self }),
+			{ ephemeral: false }
+		);
+	}
+}

@@ -1,0 +1,28 @@
+import type { Command } from '@sapphire/framework';
+import { safetyIdentifier } from '../../lib/companion.ts';
+import { HavenCommand } from '../../lib/discord/command.ts';
+import type { CommandDefinition } from '../../lib/discord/definitions.ts';
+import { send } from '../../lib/discord/respond.ts';
+import { joke, renderJoke } from '../../lib/wellbeing/fun.ts';
+import { answerSoon, FEATURE_OFF, featureOn } from '../../lib/wellbeing/respond.ts';
+
+export const definition: CommandDefinition = {
+	name: 'joke',
+	description: 'A short, kind, clean joke',
+	category: 'Fun',
+	access: 'everyone',
+	cooldownSeconds: 5,
+	help: 'Posted in the channel.'
+};
+
+export class JokeCommand extends HavenCommand {
+	constructor(context: Command.LoaderContext) {
+		super(context, definition);
+	}
+
+	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
+		if (!(await featureOn(interaction.guildId, 'games'))) return send(interaction, { content: FEATURE_OFF.games });
+		const { ai, config } = this.container;
+		await answerSoon(interaction, async () => renderJoke(await joke(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'))), { ephemeral: false });
+	}
+}

@@ -42,4 +42,6 @@ export const ADVERSARIAL: Record<string, string> = {
 	'punctuation': fill('.,!?;:-'),
 	'six languages': fill('quiero morir je veux mourir ich will sterben quero morrer voglio morire '),
 	'numbers': fill('took 40 pills 2019 '),
+	'means and times': fill('i have the rope and will use it. tonight. '),
+	'long intent run-on': fill('i have the pills and im gonna take them all and '),
 };

@@ -22,6 +22,14 @@ describe('the phrase engine', () => {
 		assert.deepEqual(ids(c, 'want to. be gone'), [], 'gaps stay inside a sentence');
 	});
 
+	it('"^word" matches the word only first in its clause', () => {
+		const c = compileLexicons([lexicon([{ id: 'w', cat: 'suicidal_ideation', level: 'high', p: ['^will take them'] }])]);
+		assert.deepEqual(ids(c, 'have the pills, will take them'), ['xx.w@3-6']);
+		assert.deepEqual(ids(c, 'will take them'), ['xx.w@0-3']);
+		assert.deepEqual(ids(c, 'she will take them'), []);
+		assert.throws(() => compileLexicons([lexicon([{ id: 'w', cat: 'distress', level: 'concern', p: ['^abc* x'] }])]), /"\^" and "\*"/);
+	});
+
 	it('rejects malformed lexicons with a clear message', () => {
 		const bad = (p: string, msg: RegExp) => assert.throws(() => compileLexicons([lexicon([{ id: 'b', cat: 'distress', level: 'concern', p: [p] }])]), msg);
 		bad('~2 word', /may not start with a gap/);

@@ -117,6 +117,65 @@ describe('screen: what it recognises', () => {
 	});
 });
 
+describe('screen: plans, means and intent (rubric in screen.ts)', () => {
+	it('means at hand with an intent to use them is imminent, with or without a time', () => {
+		for (const t of [
+			'i have the pills and will take them tonight',
+			'I have the pills right here and I am going to take them all tonight',
+			'i will take them all tonight',
+			'have the pills, will take them tonight',
+			'i have my dads gun and im going to use it',
+			'grabbed the razor from the bathroom gonna do it now',
+			'bought a rope today. tonight im doing it',
+			'ive been stockpiling pills and tonight im taking them all',
+			'i have the pills. goodbye',
+			'i hve the pils and im gona take them tonite',
+			'tengo las pastillas y me las voy a tomar todas esta noche',
+			'ich habe die Tabletten und nehme sie heute Nacht alle',
+		]) {
+			exactly(t, 'imminent');
+		}
+		assert.ok(screen('i have the pills and will take them tonight').categories.includes('plan_or_means'));
+	});
+
+	it('acquiring or stockpiling means is concern alone, high with a time', () => {
+		for (const t of ['i bought a rope', 'i just bought a gun', 'been hoarding my meds', 'stockpiling my seroquel', 'compré una cuerda']) exactly(t, 'concern');
+		exactly('bought a rope today. tonights the night', 'high');
+		exactly('i have the rope. tonight.', 'concern');
+	});
+
+	it('means without intent, routine medication and a benign purpose are none', () => {
+		for (const t of [
+			'i have the pills',
+			'i have a gun',
+			'i have the pills my doctor gave me and will take them tonight before bed',
+			'forgot to take my pills this morning, will take them tonight',
+			'i have the keys and will take them back tomorrow',
+			'bought a rope for the climbing gym',
+			'bought a nerf gun for my nephew',
+			'the bridge in this song is so good',
+			'gonna jump on ranked tonight',
+			"i'll take them all to the park tonight, the kids need to run",
+			'gonna end the stream early tonight guys',
+			'caffeine overdose lmao 4 energy drinks',
+			'she has the pills and will take them tonight',
+		]) {
+			exactly(t, 'none');
+		}
+	});
+
+	it('routine context never hides a quantity or an ideation', () => {
+		exactly("i have the pills my doctor gave me and i'm going to take them all tonight", 'imminent');
+		exactly('my doctor prescribed these and i want to die', 'high');
+	});
+
+	it('ideation or a goodbye with an intent to act is high, imminent with a time', () => {
+		exactly('everyone would be better off without me. im gonna do it', 'high');
+		exactly('everyone would be better off without me. im gonna do it tonight', 'imminent');
+		exactly('tonight im going to do it', 'concern');
+	});
+});
+
 describe('screen: what it is not fooled by', () => {
 	const none = (texts: string[]): void => {
 		for (const t of texts) exactly(t, 'none');

@@ -3,6 +3,7 @@
  *
  * Pattern syntax (elements separated by spaces; every word goes through the same normalisation as user text):
  *   word          a word (compared on skeletons: "kill" matches "kiiill", "k1ll")
+ *   ^word         the word, first in its clause ("have the pills, will take them": "^will" has no subject of its own)
  *   a/b/c         one of several words          word?  @NAME?  (...)?   optional
  *   (a b|c d)     one of several sequences (patterns themselves, may nest)
  *   word*         a prefix ("suicid*")            @NAME          a class of the same file (members are patterns)
@@ -10,7 +11,11 @@
  *   ~~N           the same, but may cross one sentence boundary ("i love you all. goodbye")
  *   <big>         a number of 10 or more          <num>  any number       <year>  1900-2099
  * Matching is a bounded depth-first search from indexed first words: no regular expressions, a step budget per
- * attempt, so the cost is linear in the input whatever it holds.
+ * attempt, so the cost is linear in the input whatever it holds. Speed: words become numbers once (`wordIds`), so
+ * the indexes are arrays; a phrase is tried only where its first word is and when one of its rarest words (anchors)
+ * is in the message; signals are matched first and markers only if some signal matched (most messages stop there);
+ * a repeated word is read, corrected and looked up once (its tokens share a `WordCache`); in a long message, where a
+ * class such as @GOING ends from a position is found once and shared by every phrase that starts with it.
  */
 import type { CrisisCategory, CrisisLevel } from './types.ts';
 import { CATEGORIES, isCrisisLevel } from './types.ts';
@@ -25,10 +30,17 @@ export interface SignalSpec {
 	intent?: boolean;
 	/** Means or a plan at hand: with any suicidal signal the level is imminent. */
 	plan?: boolean;
+	/** Means in hand ("I have the rope"): with a time ("tonight") at least concern. */
+	held?: boolean;
 	/** Looking for a method: high, but not by itself a plan at hand. */
 	method?: boolean;
 	/** Intent without an object ("I'm going to do it"): counts only next to other signals. */
 	vague?: boolean;
+	/**
+	 * Intent to use a means named elsewhere ("will take them", "gonna use it"): counts only next to means at hand or a
+	 * suicidal signal, never with a time alone ("will take them tonight" is how people talk about their medication).
+	 */
+	use?: boolean;
 	/** About someone else. */
 	tp?: boolean;
 	/** Counts only when the whole message is a few words ("suicidal", "self harm"). */
@@ -47,13 +59,30 @@ export interface SignalSpec {
  * the lexicon word has no double letter ("die" for "diee"), or the skeleton is long (>= 5). So "of" never reads as
  * "off", nor "feel" as "fell".
  */
-type Test = { t: 'x'; key: string; lit: string; loose: boolean } | { t: 'p'; key: string } | { t: 'n'; range: 'big' | 'num' | 'year' };
+type Test = { t: 'x'; key: string; lit: string; loose: boolean; start: boolean } | { t: 'p'; key: string } | { t: 'n'; range: 'big' | 'num' | 'year' };
 /** Options of an alternative, indexed by the skeletons that can start them, so a failing position costs one lookup. */
 interface Options {
 	list: El[][];
 	first: Map<string, number[]>;
+	/** The same by word id (filled in once the vocabulary is complete): what the matcher uses. */
+	firstIds: Map<number, number[]>;
 	/** Options that start with a prefix, a number or an optional element: always tried. */
 	open: number[];
+	/** Some option is longer than one word (else the matcher tries each option's word in place). */
+	deep: boolean;
+	/**
+	 * In a long message, where such an alternative (a class like @GOING, which starts many phrases) ends from each
+	 * position: found once, reused by every phrase that reaches the same position (valid while `memoStamp` is the
+	 * scan's; `memoScope` is the sentence or clause scope it was found in).
+	 */
+	memoStamp: number;
+	memo: (Span[] | null | undefined)[] | null;
+	memoScope: number[] | null;
+}
+/** One way an alternative matches from a position: where it ends and the tokens its gaps skipped. */
+interface Span {
+	end: number;
+	gaps: number[];
 }
 type El = { k: 'w'; tests: Test[]; opt: boolean } | { k: 'alt'; opts: Options; opt: boolean } | { k: 'gap'; max: number };
 
@@ -74,8 +103,9 @@ export interface Phrase {
 	/** A marker that needs no more than one match per clause. */
 	once: boolean;
 	lastClause: number;
-	/** What its first word can be: skeletons, three-letter prefixes of prefix tests, or any number. */
+	/** What its first word can be: skeletons (and their word ids), three-letter prefixes of prefix tests, or any number. */
 	firstKeys: string[];
+	firstIds: number[];
 	firstPrefixes: string[];
 	firstNumber: boolean;
 }
@@ -94,6 +124,24 @@ export interface ScanSets {
 	self: Set<string>;
 	other: Set<string>;
 	transparent: Set<string>;
+	/**
+	 * "and", "then": the subject of the verb after one is the subject before it ("she has pills and will take them"),
+	 * the nearest of `subjects` (subject pronouns). Only for languages that write their subjects (not es, it, pt:
+	 * "mi amigo está triste y quiero morir" is about me).
+	 */
+	coord: Set<string>;
+	subjects: Set<string>;
+}
+
+/** Where phrases are looked up. Signals and markers have one each: a message in which no signal matches needs no marker. */
+export interface PhraseIndex {
+	/** Phrases by what their first word can be (by word id, see `Compiled.wordIds`). */
+	exact: (Phrase[] | undefined)[];
+	prefix: Map<string, Phrase[]>;
+	numeric: Phrase[];
+	/** Phrases by their anchor words (by word id): a phrase is tried only when one of its anchors is in the message. */
+	anchors: (Phrase[] | undefined)[];
+	unanchored: Phrase[];
 }
 
 export interface Compiled {
@@ -102,15 +150,14 @@ export interface Compiled {
 	languages: string[];
 	/** A whole phrase written as one word ("killmyself", "wannadie"). */
 	compound: Map<string, Phrase[]>;
-	/** Phrases by what their first word can be. */
-	exact: Map<string, Phrase[]>;
-	prefix: Map<string, Phrase[]>;
-	numeric: Phrase[];
-	/** Phrases by their anchor words: a phrase is tried only when one of its anchors is in the message. */
-	anchors: Map<string, Phrase[]>;
-	unanchored: Phrase[];
+	signals: PhraseIndex;
+	markers: PhraseIndex;
 	/** Skeletons of every lexicon word. */
 	vocab: Set<string>;
+	/** A number for each of them: tokens carry their words' numbers, and the indexes are arrays. */
+	wordIds: Map<string, number>;
+	/** Every prefix of those skeletons: two words written together can be a lexicon word only if the first is one. */
+	vocabPrefixes: Set<string>;
 	scanWords: Set<string>;
 	/** Every lexicon word as written. */
 	rawVocab: Set<string>;
@@ -119,6 +166,9 @@ export interface Compiled {
 	bySwap: Map<number, string[]>;
 	fuzzy: Map<string, { key: string; word: string; max: number; mask: number }[]>;
 }
+
+/** Signals marked `bare` count only in messages of at most this many words ("suicidal", "self harm"). */
+export const BARE_MAX_TOKENS = 3;
 
 /** Marker kinds whose position matters (the screen checks them right around a phrase); others count once per clause. */
 export const POSITIONAL_MARKERS: ReadonlySet<string> = new Set(['idiom', 'effort', 'relation', 'account', 'ongoing']);
@@ -141,8 +191,11 @@ export const MARKER_KINDS: readonly string[] = [
 	'report',
 	'time',
 	'time_weak',
+	'means',
+	'medical',
+	'purpose',
 ];
-const SIGNAL_FLAGS = ['intent', 'plan', 'method', 'vague', 'tp', 'bare'] as const;
+const SIGNAL_FLAGS = ['intent', 'plan', 'held', 'method', 'vague', 'use', 'tp', 'bare'] as const;
 const STEP_BUDGET = 256;
 
 class LexiconError extends Error {
@@ -214,7 +267,7 @@ function parsePattern(source: string, cx: FileContext, depth = 0): El[] {
 			if (!opts) {
 				const members = cx.classes[name];
 				if (!Array.isArray(members) || members.length === 0) throw new LexiconError(`${cx.where}: unknown class @${name}`);
-				cx.compiled.set(name, { list: [], first: new Map(), open: [] });
+				cx.compiled.set(name, { list: [], first: new Map(), firstIds: new Map(), open: [], deep: false, memoStamp: -1, memo: null, memoScope: null });
 				opts = indexOptions(
 					members.map((m) => parsePattern(m, cx, depth + 1)),
 					`${cx.where} @${name}`,
@@ -230,8 +283,11 @@ function parsePattern(source: string, cx: FileContext, depth = 0): El[] {
 			els.push({ k: 'w', tests: [{ t: 'n', range: body.slice(1, -1) as 'big' | 'num' | 'year' }], opt });
 			continue;
 		}
-		const tests: Test[] = body.split('/').map((alt) => {
+		const tests: Test[] = body.split('/').map((written) => {
+			const start = written.startsWith('^') && written.length > 1;
+			const alt = start ? written.slice(1) : written;
 			const isPrefix = alt.endsWith('*') && alt.length > 1;
+			if (start && isPrefix) throw new LexiconError(`${cx.where}: "^" and "*" together in "${written}"`);
 			const word = normalizeWord(isPrefix ? alt.slice(0, -1) : alt, cx.where);
 			if (isPrefix) {
 				if (skeleton(word).length < 3) throw new LexiconError(`${cx.where}: prefix "${alt}" is shorter than 3 letters`);
@@ -239,7 +295,7 @@ function parsePattern(source: string, cx: FileContext, depth = 0): El[] {
 			}
 			cx.rawVocab.add(word);
 			const key = skeleton(word);
-			return { t: 'x', key, lit: word, loose: key === word || key.length >= 5 };
+			return { t: 'x', key, lit: word, loose: key === word || key.length >= 5, start };
 		});
 		els.push({ k: 'w', tests, opt });
 	}
@@ -287,7 +343,8 @@ function anchorsOf(els: El[], stop: Set<string>): Set<string> | null {
 }
 
 function indexOptions(list: El[][], where: string): Options {
-	const options: Options = { list, first: new Map(), open: [] };
+	const deep = list.some((els) => els.length !== 1 || els[0]!.k !== 'w' || els[0]!.opt);
+	const options: Options = { list, first: new Map(), firstIds: new Map(), open: [], deep, memoStamp: -1, memo: null, memoScope: null };
 	list.forEach((els, i) => {
 		const first = firstTests(els, where);
 		if (first.nullable || first.tests.some((t) => t.t !== 'x')) options.open.push(i);
@@ -376,12 +433,11 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 		scan: new Map(),
 		languages: [],
 		compound: new Map(),
-		exact: new Map(),
-		prefix: new Map(),
-		numeric: [],
-		anchors: new Map(),
-		unanchored: [],
+		signals: { exact: [], prefix: new Map(), numeric: [], anchors: [], unanchored: [] },
+		markers: { exact: [], prefix: new Map(), numeric: [], anchors: [], unanchored: [] },
 		vocab: new Set(),
+		wordIds: new Map(),
+		vocabPrefixes: new Set(),
 		scanWords: new Set(),
 		rawVocab: new Set(['i', 'a', 'to', 'my', 'me', 'so']),
 		byLength: new Map(),
@@ -389,6 +445,10 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 		fuzzy: new Map(),
 	};
 	const seen = new Set<string>();
+	const signalAnchors = new Map<string, Phrase[]>();
+	const markerAnchors = new Map<string, Phrase[]>();
+	const signalExact = new Map<string, Phrase[]>();
+	const markerExact = new Map<string, Phrase[]>();
 	// Words too common to make good anchors: every file's filler words plus a few articles and prepositions.
 	const stop = new Set(['the', 'a', 'an', 'to', 'of', 'and', 'in', 'on', 'for', 'with', 'my', 'at', 'de', 'la', 'le', 'el', 'que', 'y', 'e', 'o', 'en', 'un', 'una', 'di', 'il', 'der', 'die', 'das', 'und', 'se', 'si', 'da', 'do', 'les', 'des', 'du', 'et', 'est', 'ist', 'zu', 'sich', 'mon', 'ma', 'mi', 'mio', 'mia', 'meu', 'minha', 'mein', 'meine']);
 	for (const rawFile of files) {
@@ -407,7 +467,7 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 		const scan = (file.scan ?? {}) as Record<string, unknown>;
 		const set = (name: string): Set<string> =>
 			new Set(asStrings(scan[name] ?? [], `${cx.where} scan.${name}`).map((w) => skeleton(normalizeWord(w, cx.where))));
-		const sets = { negators: set('negators'), self: set('self'), other: set('other'), transparent: set('transparent') };
+		const sets = { negators: set('negators'), self: set('self'), other: set('other'), transparent: set('transparent'), coord: set('coord'), subjects: set('subjects') };
 		c.scan.set(lang, sets);
 		for (const words of Object.values(sets)) for (const w of words) c.scanWords.add(w);
 
@@ -427,24 +487,26 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 				once: signal === null && !POSITIONAL_MARKERS.has(kind),
 				lastClause: -1,
 				firstKeys: [],
+				firstIds: [],
 				firstPrefixes: [],
 				firstNumber: false,
 			};
+			const ix = signal ? c.signals : c.markers;
 			const anchor = anchorsOf(els, stop);
-			if (anchor) for (const key of anchor) push(c.anchors, key, phrase);
-			else c.unanchored.push(phrase);
+			if (anchor) for (const key of anchor) push(signal ? signalAnchors : markerAnchors, key, phrase);
+			else ix.unanchored.push(phrase);
 			const first = firstTests(els, `${where} "${pattern}"`);
 			if (first.nullable) throw new LexiconError(`${where}: "${pattern}" can match nothing`);
 			for (const t of first.tests) {
 				if (t.t === 'x') {
 					if (!phrase.firstKeys.includes(t.key)) phrase.firstKeys.push(t.key);
-					push(c.exact, t.key, phrase);
+					push(signal ? signalExact : markerExact, t.key, phrase);
 				} else if (t.t === 'p') {
 					if (!phrase.firstPrefixes.includes(t.key.slice(0, 3))) phrase.firstPrefixes.push(t.key.slice(0, 3));
-					push(c.prefix, t.key.slice(0, 3), phrase);
+					push(ix.prefix, t.key.slice(0, 3), phrase);
 				} else {
 					phrase.firstNumber = true;
-					if (!c.numeric.includes(phrase)) c.numeric.push(phrase);
+					if (!ix.numeric.includes(phrase)) ix.numeric.push(phrase);
 				}
 			}
 			if (signal && !els.some((el) => el.k === 'gap')) {
@@ -483,9 +545,33 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 		}
 	}
 	for (const word of c.rawVocab) {
-		c.vocab.add(skeleton(word));
+		const key = skeleton(word);
+		c.vocab.add(key);
+		if (!c.wordIds.has(key)) c.wordIds.set(key, c.wordIds.size);
+		for (let n = 1; n < key.length; n++) c.vocabPrefixes.add(key.slice(0, n));
 		push(c.byLength, word.length, word);
 		if (word.length >= 4) push(c.bySwap, swapSignature(word), word);
+	}
+	const byId = (from: Map<string, Phrase[]>, to: (Phrase[] | undefined)[]): void => {
+		to.length = c.wordIds.size;
+		for (const [key, list] of from) to[c.wordIds.get(key)!] = list;
+	};
+	byId(signalAnchors, c.signals.anchors);
+	byId(markerAnchors, c.markers.anchors);
+	byId(signalExact, c.signals.exact);
+	byId(markerExact, c.markers.exact);
+	const visited = new Set<Options>();
+	const visit = (els: El[]): void => {
+		for (const el of els) {
+			if (el.k !== 'alt' || visited.has(el.opts)) continue;
+			visited.add(el.opts);
+			for (const [key, list] of el.opts.first) el.opts.firstIds.set(c.wordIds.get(key)!, list);
+			for (const opt of el.opts.list) visit(opt);
+		}
+	};
+	for (const p of c.phrases) {
+		visit(p.els);
+		p.firstIds = p.firstKeys.map((key) => c.wordIds.get(key)!);
 	}
 	return c;
 }
@@ -529,31 +615,53 @@ function oneSwapApart(a: string, b: string): boolean {
 	return i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
 }
 
+/** Rows of the distance table, reused (words longer than the rows fall back to fresh ones). */
+const ROWS = [new Int32Array(33), new Int32Array(33), new Int32Array(33)];
+
 /** Optimal string alignment distance, or max + 1 once it is known to exceed max. */
 function distanceWithin(a: string, b: string, max: number): number {
 	if (Math.abs(a.length - b.length) > max) return max + 1;
 	const n = b.length;
-	let prev2 = new Array<number>(n + 1).fill(0);
-	let prev = Array.from({ length: n + 1 }, (_, j) => j);
-	let cur = new Array<number>(n + 1).fill(0);
+	const fits = n + 1 <= ROWS[0]!.length;
+	let prev2 = fits ? ROWS[0]! : new Int32Array(n + 1);
+	let prev = fits ? ROWS[1]! : new Int32Array(n + 1);
+	let cur = fits ? ROWS[2]! : new Int32Array(n + 1);
+	for (let j = 0; j <= n; j++) {
+		prev2[j] = 0;
+		prev[j] = j;
+		cur[j] = 0;
+	}
 	for (let i = 1; i <= a.length; i++) {
 		cur[0] = i;
 		let rowMin = i;
+		const ai = a.charCodeAt(i - 1);
+		const aPrev = i > 1 ? a.charCodeAt(i - 2) : -1;
 		for (let j = 1; j <= n; j++) {
-			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+			const bj = b.charCodeAt(j - 1);
+			const cost = ai === bj ? 0 : 1;
 			let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-			if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+			if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && aPrev === bj) d = Math.min(d, prev2[j - 2]! + 1);
 			cur[j] = d;
 			if (d < rowMin) rowMin = d;
 		}
 		if (rowMin > max) return max + 1;
-		[prev2, prev, cur] = [prev, cur, prev2];
+		const spare = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = spare;
 	}
 	return prev[n]!;
 }
 
+const LETTER = /^\p{L}$/u;
 function isLetters(s: string): boolean {
-	for (const ch of s) if (!/\p{L}/u.test(ch)) return false;
+	for (let i = 0; i < s.length; i++) {
+		const code = s.charCodeAt(i);
+		if ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) continue;
+		if (code < 0x80) return false;
+		for (const ch of s.slice(i)) if (!LETTER.test(ch)) return false;
+		return true;
+	}
 	return true;
 }
 
@@ -615,29 +723,64 @@ function segmenter(c: Compiled): (letters: string) => string[] | null {
 
 /** Tokenises and adds typo corrections as extra keys. */
 export function prepare(c: Compiled, text: string): Token[] {
-	const tokens = tokenize(text, segmenter(c));
-	const memo = new Map<string, string[]>();
-	for (const token of tokens) {
+	const tokens = tokenize(text, segmenter(c), (key) => c.vocabPrefixes.has(key));
+	// A repeated word is corrected once (its tokens share their spelling arrays and cache); every occurrence counts as
+	// known or not as written, whether or not the tokenizer shared its reading.
+	let memo: Map<string, string[]> | null = null;
+	const rawVocab = c.rawVocab;
+	for (let i = 0; i < tokens.length; i++) {
+		const token = tokens[i]!;
 		if (token.emoji || !Number.isNaN(token.num)) continue;
-		token.known = token.forms.some((f) => c.rawVocab.has(f));
-		if (token.known) continue;
-		const form = token.forms[0]!;
-		let fixes = memo.get(form);
-		if (!fixes) {
-			fixes = corrections(c, form, token.keys[0]!);
-			memo.set(form, fixes);
+		const cache = token.cache;
+		if (cache.corrected) {
+			token.known = cache.knownBefore;
+			continue;
 		}
-		for (const fix of fixes) {
-			if (!token.forms.includes(fix)) {
-				token.forms.push(fix);
-				token.keys.push(skeleton(fix));
+		const forms = token.forms;
+		let known = false;
+		for (let k = 0; k < forms.length && !known; k++) known = rawVocab.has(forms[k]!);
+		token.known = known;
+		if (!known) {
+			const form = forms[0]!;
+			let fixes = memo?.get(form);
+			if (!fixes) {
+				fixes = corrections(c, form, token.keys[0]!);
+				if (tokens.length > 64) (memo ??= new Map()).set(form, fixes);
+			}
+			for (const fix of fixes) {
+				if (!forms.includes(fix)) {
+					forms.push(fix);
+					token.keys.push(skeleton(fix));
+				}
 			}
 		}
+		cache.corrected = true;
+		cache.knownBefore = known;
 	}
-	for (const token of tokens) {
-		// Later lookups skip what no lexicon word can be.
-		token.lexical = token.keys.some((k) => c.vocab.has(k));
-		if (token.pairKey && !c.vocab.has(token.pairKey)) token.pairForm = token.pairKey = '';
+	const wordIds = c.wordIds;
+	for (let i = 0; i < tokens.length; i++) {
+		const token = tokens[i]!;
+		// Words as lexicon numbers; later lookups skip what no lexicon word can be.
+		const cache = token.cache;
+		let ids = cache.ids;
+		if (!ids) {
+			const keys = token.keys;
+			ids = cache.ids = new Array<number>(keys.length);
+			let lexical = false;
+			for (let k = 0; k < keys.length; k++) {
+				const id = wordIds.get(keys[k]!) ?? -1;
+				ids[k] = id;
+				if (id >= 0) lexical = true;
+			}
+			cache.lexical = lexical;
+		}
+		token.ids = ids;
+		token.lexical = cache.lexical;
+		if (token.pairKey) {
+			const pair = wordIds.get(token.pairKey);
+			if (pair === undefined) token.pairForm = token.pairKey = '';
+			else token.pairId = pair;
+		}
 	}
 	return tokens;
 }
@@ -652,7 +795,133 @@ interface Cursor {
 	clause: number;
 	cross: boolean;
 	budget: number;
+	/** Indices of the tokens skipped by gaps so far: the first `ng` of `gaps`. */
 	gaps: number[];
+	ng: number;
+	/** Long messages remember where alternatives end (`stamp`: this scan; `size`: tokens + 1). */
+	memo: boolean;
+	stamp: number;
+	size: number;
+	/** Where the match ended; the spans being listed (spansAt) and the gap count when their listing began. */
+	end: number;
+	spans: Span[] | null;
+	spanMark: number;
+}
+
+/** Messages longer than this remember where alternatives end (in short ones the bookkeeping costs more than it saves). */
+const MEMO_MIN_TOKENS = 64;
+/** Steps allowed to list every way an alternative matches from one position (more: it is searched as usual). */
+const SPAN_BUDGET = 256;
+const NO_GAPS: number[] = [];
+
+/**
+ * Every way the options of an alternative match from ti, in the order the depth-first search tries them (so the first
+ * that lets the rest of the phrase match is the one the search would find), or null when listing them would take more
+ * than SPAN_BUDGET steps. Remembered per position and scope for the rest of the scan.
+ */
+function spansAt(opts: Options, ti: number, cur: Cursor): Span[] | null {
+	if (opts.memoStamp !== cur.stamp) {
+		opts.memoStamp = cur.stamp;
+		opts.memo = new Array(cur.size);
+		opts.memoScope = new Array(cur.size);
+	}
+	const memo = opts.memo!;
+	const scope = (cur.sent * 2 + (cur.cross ? 1 : 0)) * cur.size + cur.clause + 1;
+	const known = memo[ti];
+	if (known !== undefined && opts.memoScope![ti] === scope) return known;
+	const budget = cur.budget;
+	const outerSpans = cur.spans;
+	const outerMark = cur.spanMark;
+	const spans: Span[] = [];
+	cur.spans = spans;
+	cur.spanMark = cur.ng;
+	cur.budget = SPAN_BUDGET;
+	const options = optionsAt(opts, ti, cur);
+	for (let k = 0; k < options.length && cur.budget >= 0; k++) matchFrom(opts.list[options[k]!]!, 0, ti, cur, COLLECT);
+	const result = cur.budget >= 0 ? (spans.length > 0 ? spans : NO_SPANS) : null;
+	cur.ng = cur.spanMark;
+	cur.spans = outerSpans;
+	cur.spanMark = outerMark;
+	cur.budget = budget;
+	memo[ti] = result;
+	opts.memoScope![ti] = scope;
+	return result;
+}
+
+/**
+ * What to match once a pattern is complete: the rest of the pattern that contains it (`els` from `ei`), then that
+ * one's continuation. null: the phrase is complete; COLLECT: record a span (see spansAt).
+ */
+interface Continuation {
+	els: El[];
+	ei: number;
+	next: Continuation | null;
+}
+const COLLECT: Continuation = { els: [], ei: 0, next: null };
+const NO_SPANS: Span[] = [];
+
+function matchFrom(els: El[], ei: number, ti: number, cur: Cursor, k: Continuation | null): boolean {
+	if (--cur.budget < 0) return false;
+	if (ei === els.length) {
+		if (k === null) {
+			cur.end = ti;
+			return true;
+		}
+		if (k === COLLECT) {
+			const mark = cur.spanMark;
+			cur.spans!.push({ end: ti, gaps: cur.ng > mark ? cur.gaps.slice(mark, cur.ng) : NO_GAPS });
+			return false;
+		}
+		return matchFrom(k.els, k.ei, ti, cur, k.next);
+	}
+	const el = els[ei]!;
+	if (el.k === 'gap') {
+		const max = el.max < 0 ? -el.max : el.max;
+		const mark = cur.ng;
+		for (let g = 0; g <= max; g++) {
+			if (g > 0) {
+				const token = cur.tokens[ti + g - 1];
+				if (!token || !inSentence(cur, token)) break;
+				cur.gaps[cur.ng++] = ti + g - 1;
+			}
+			if (matchFrom(els, ei + 1, ti + g, cur, k)) return true;
+		}
+		cur.ng = mark;
+		return false;
+	}
+	if (el.k === 'w') {
+		const used = wordAt(el.tests, ti, cur);
+		if (used > 0 && matchFrom(els, ei + 1, ti + used, cur, k)) return true;
+		return el.opt && matchFrom(els, ei + 1, ti, cur, k);
+	}
+	if (cur.memo && el.opts.deep) {
+		const spans = spansAt(el.opts, ti, cur);
+		if (spans) {
+			for (let s = 0; s < spans.length; s++) {
+				const span = spans[s]!;
+				const mark = cur.ng;
+				for (let g = 0; g < span.gaps.length; g++) cur.gaps[cur.ng++] = span.gaps[g]!;
+				if (matchFrom(els, ei + 1, span.end, cur, k)) return true;
+				cur.ng = mark;
+			}
+			return el.opt && matchFrom(els, ei + 1, ti, cur, k);
+		}
+	}
+	const options = optionsAt(el.opts, ti, cur);
+	if (options.length > 0 && !el.opts.deep) {
+		// Every option is one word: try each right here, without a continuation.
+		const list = el.opts.list;
+		for (let o = 0; o < options.length; o++) {
+			const word = list[options[o]!]![0] as { k: 'w'; tests: Test[] };
+			const used = wordAt(word.tests, ti, cur);
+			if (used > 0 && matchFrom(els, ei + 1, ti + used, cur, k)) return true;
+		}
+	} else if (options.length > 0) {
+		const list = el.opts.list;
+		const next: Continuation = { els, ei: ei + 1, next: k };
+		for (let o = 0; o < options.length; o++) if (matchFrom(list[options[o]!]!, 0, ti, cur, next)) return true;
+	}
+	return el.opt && matchFrom(els, ei + 1, ti, cur, k);
 }
 
 function testToken(test: Test, token: Token): boolean {
@@ -662,13 +931,16 @@ function testToken(test: Test, token: Token): boolean {
 		if (test.range === 'year') return token.num >= 1900 && token.num <= 2099;
 		return true;
 	}
+	const keys = token.keys;
 	if (test.t === 'p') {
-		for (const key of token.keys) if (key.startsWith(test.key)) return true;
+		for (let i = 0; i < keys.length; i++) if (keys[i]!.startsWith(test.key)) return true;
 		return false;
 	}
+	if (test.start && !token.initial) return false;
+	const forms = token.forms;
 	const loose = test.loose || token.elongated || !token.known;
-	for (let i = 0; i < token.forms.length; i++) {
-		if (token.forms[i] === test.lit || (loose && token.keys[i] === test.key)) return true;
+	for (let i = 0; i < forms.length; i++) {
+		if (forms[i] === test.lit || (loose && keys[i] === test.key)) return true;
 	}
 	return false;
 }
@@ -682,44 +954,36 @@ function inSentence(cur: Cursor, token: Token): boolean {
 function wordAt(tests: Test[], ti: number, cur: Cursor): number {
 	const token = cur.tokens[ti];
 	if (!token || !inSentence(cur, token)) return 0;
-	for (const test of tests) if (testToken(test, token)) return 1;
+	for (let i = 0; i < tests.length; i++) if (testToken(tests[i]!, token)) return 1;
 	if (!token.pairForm) return 0;
 	const next = cur.tokens[ti + 1]!;
 	const loose = token.elongated || next.elongated || !token.known || !next.known;
-	for (const test of tests) {
-		if (test.t !== 'x' || test.lit.length < 3) continue;
+	for (let i = 0; i < tests.length; i++) {
+		const test = tests[i]!;
+		if (test.t !== 'x' || test.lit.length < 3 || (test.start && !token.initial)) continue;
 		if (token.pairForm === test.lit || ((test.loose || loose) && token.pairKey === test.key)) return 2;
 	}
 	return 0;
 }
 
-function matchFrom(els: El[], ei: number, ti: number, cur: Cursor, done: (ti: number) => boolean): boolean {
-	if (--cur.budget < 0) return false;
-	if (ei === els.length) return done(ti);
-	const el = els[ei]!;
-	if (el.k === 'gap') {
-		const max = Math.abs(el.max);
-		const mark = cur.gaps.length;
-		for (let g = 0; g <= max; g++) {
-			if (g > 0) {
-				const token = cur.tokens[ti + g - 1];
-				if (!token || !inSentence(cur, token)) break;
-				cur.gaps.push(ti + g - 1);
-			}
-			if (matchFrom(els, ei + 1, ti + g, cur, done)) return true;
+/** Two ascending lists of option numbers as one, without repeats. */
+function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
+	const out: number[] = [];
+	let i = 0;
+	let j = 0;
+	while (i < a.length || j < b.length) {
+		const x = i < a.length ? a[i]! : Infinity;
+		const y = j < b.length ? b[j]! : Infinity;
+		if (x <= y) {
+			out.push(x);
+			i++;
+			if (x === y) j++;
+		} else {
+			out.push(y);
+			j++;
 		}
-		cur.gaps.length = mark;
-		return false;
 	}
-	if (el.k === 'w') {
-		const used = wordAt(el.tests, ti, cur);
-		if (used > 0 && matchFrom(els, ei + 1, ti + used, cur, done)) return true;
-		return el.opt && matchFrom(els, ei + 1, ti, cur, done);
-	}
-	for (const i of optionsAt(el.opts, ti, cur)) {
-		if (matchFrom(el.opts.list[i]!, 0, ti, cur, (t) => matchFrom(els, ei + 1, t, cur, done))) return true;
-	}
-	return el.opt && matchFrom(els, ei + 1, ti, cur, done);
+	return out;
 }
 
 /** The options that may start at ti, in lexicon order (the first that matches wins, so order is kept). */
@@ -727,117 +991,186 @@ function optionsAt(opts: Options, ti: number, cur: Cursor): readonly number[] {
 	const token = cur.tokens[ti];
 	if (!token || !inSentence(cur, token)) return opts.open;
 	let found: readonly number[] = opts.open;
-	let merged: number[] | null = null;
-	const add = (list: number[] | undefined): void => {
-		if (!list || list === found) return;
-		if (found.length === 0) {
-			found = list;
-			return;
-		}
-		merged ??= [...found];
-		for (const i of list) if (!merged.includes(i)) merged.push(i);
-		found = merged;
-	};
-	for (const key of token.keys) add(opts.first.get(key));
-	if (token.pairKey) add(opts.first.get(token.pairKey));
-	if (merged) (merged as number[]).sort((a, b) => a - b);
+	const ids = token.ids;
+	for (let k = 0; k <= ids.length; k++) {
+		const id = k < ids.length ? ids[k]! : token.pairId;
+		if (id < 0) continue;
+		const list = opts.firstIds.get(id);
+		if (!list || list === found) continue;
+		found = found.length === 0 ? list : mergeSorted(found, list);
+	}
 	return found;
 }
 
 let stampCounter = 0;
+const NO_PHRASES: Phrase[] = [];
 
-/**
- * All matches of all phrases. First the phrases whose anchors occur in the message are collected and indexed by their
- * first words (usually a handful), then each token looks up the few that may start there.
- */
-export function findMatches(c: Compiled, tokens: Token[]): Match[] {
-	const active = ++stampCounter;
-	const live: Phrase[] = [];
-	const activate = (list: Phrase[] | undefined): void => {
-		if (!list) return;
-		for (const p of list) {
-			if (p.active !== active) {
-				p.active = active;
-				p.lastClause = -1;
-				live.push(p);
-			}
-		}
-	};
-	activate(c.unanchored);
-	for (const token of tokens) {
-		if (token.lexical) for (const key of token.keys) activate(c.anchors.get(key));
-		if (token.pairKey) activate(c.anchors.get(token.pairKey));
-	}
-	// Short messages look phrases up in the lexicon's own index and skip the inactive ones; long ones first index the
-	// active phrases, so a word repeated a thousand times does not walk the same long list a thousand times.
-	let exact = c.exact;
-	let prefix = c.prefix;
-	let numeric = c.numeric;
-	if (tokens.length > 64) {
-		exact = new Map();
-		prefix = new Map();
-		numeric = [];
-		const append = (map: Map<string, Phrase[]>, key: string, p: Phrase): void => {
-			const list = map.get(key);
-			if (list) list.push(p);
-			else map.set(key, [p]);
-		};
-		for (const p of live) {
-			for (const key of p.firstKeys) append(exact, key, p);
-			for (const key of p.firstPrefixes) append(prefix, key, p);
-			if (p.firstNumber) numeric.push(p);
+/** Marks the phrases of a list active in this message (and collects them once). */
+function activate(list: Phrase[] | undefined, active: number, live: Phrase[]): void {
+	if (!list) return;
+	for (let i = 0; i < list.length; i++) {
+		const p = list[i]!;
+		if (p.active !== active) {
+			p.active = active;
+			p.lastClause = -1;
+			live.push(p);
 		}
 	}
+}
 
-	const matches: Match[] = [];
-	const cur: Cursor = { tokens, sent: 0, clause: -1, cross: false, budget: 0, gaps: [] };
-	let end = -1;
-	const done = (t: number): boolean => {
-		end = t;
-		return true;
-	};
-	const candidates: Phrase[] = [];
-	let stamp = 0;
+/** The active phrases that may start at a token: by its keys, the two-word form, a prefix or a number. */
+function candidatesAt(token: Token, ix: PhraseIndex, active: number, stamp: number, out: Phrase[]): Phrase[] {
 	const take = (list: Phrase[] | undefined): void => {
 		if (!list) return;
-		for (const p of list) {
+		for (let i = 0; i < list.length; i++) {
+			const p = list[i]!;
 			if (p.stamp !== stamp && p.active === active) {
 				p.stamp = stamp;
-				candidates.push(p);
+				out.push(p);
 			}
 		}
 	};
+	const keys = token.keys;
+	const ids = token.ids;
+	const prefix = ix.prefix.size > 0;
+	for (let k = 0; k < keys.length; k++) {
+		if (ids[k]! >= 0) take(ix.exact[ids[k]!]);
+		if (prefix && keys[k]!.length >= 3) take(ix.prefix.get(keys[k]!.slice(0, 3)));
+	}
+	if (token.pairId >= 0) take(ix.exact[token.pairId]);
+	if (!Number.isNaN(token.num)) take(ix.numeric);
+	return out;
+}
+
+/**
+ * The matches of one kind of phrase (signals or markers), in text order. First the phrases whose anchors occur in the
+ * message are marked active (none: only compounds remain to check), then each token looks up the few that may start
+ * there. Long messages first index the active phrases, and remember the candidates of each distinct word (in the
+ * cache the tokens of a repeated word share), so a word repeated a thousand times costs one lookup.
+ */
+function scanPhrases(c: Compiled, tokens: Token[], signals: boolean, matches: Match[]): void {
+	const base = signals ? c.signals : c.markers;
+	const active = ++stampCounter;
+	const live: Phrase[] = [];
+	activate(base.unanchored, active, live);
+	for (let i = 0; i < tokens.length; i++) {
+		const token = tokens[i]!;
+		const ids = token.ids;
+		for (let k = 0; k < ids.length; k++) if (ids[k]! >= 0) activate(base.anchors[ids[k]!], active, live);
+		if (token.pairId >= 0) activate(base.anchors[token.pairId], active, live);
+	}
+	if (live.length === 0 && !signals) return;
+	let ix = base;
+	let remember = false;
+	if (tokens.length > 64 && live.length > 0) {
+		ix = { exact: new Array(base.exact.length), prefix: new Map(), numeric: [], anchors: base.anchors, unanchored: base.unanchored };
+		for (const p of live) {
+			for (const id of p.firstIds) (ix.exact[id] ??= []).push(p);
+			for (const key of p.firstPrefixes) {
+				const list = ix.prefix.get(key);
+				if (list) list.push(p);
+				else ix.prefix.set(key, [p]);
+			}
+			if (p.firstNumber) ix.numeric.push(p);
+		}
+		remember = true;
+	}
+
+	const cur: Cursor = {
+		tokens,
+		sent: 0,
+		clause: -1,
+		cross: false,
+		budget: 0,
+		gaps: [],
+		ng: 0,
+		memo: tokens.length > MEMO_MIN_TOKENS,
+		stamp: active,
+		size: tokens.length + 1,
+		end: -1,
+		spans: null,
+		spanMark: 0,
+	};
+	const scratch: Phrase[] = [];
+	// Bare signals never count in a longer message: not worth matching.
+	const bareless = signals && tokens.length > BARE_MAX_TOKENS;
 	for (let ti = 0; ti < tokens.length; ti++) {
 		const token = tokens[ti]!;
-		stamp = ++stampCounter;
-		candidates.length = 0;
-		for (const key of token.keys) {
-			if (token.lexical) take(exact.get(key));
-			if (prefix.size > 0 && key.length >= 3) take(prefix.get(key.slice(0, 3)));
+		let candidates = NO_PHRASES;
+		let whole: Phrase[] | null = null;
+		if (live.length > 0) {
+			if (remember) {
+				const cache = token.cache;
+				if (cache.scan === active && cache.scanPair === token.pairKey) {
+					candidates = cache.candidates as Phrase[];
+					whole = cache.compounds as Phrase[];
+				} else {
+					candidates = candidatesAt(token, ix, active, ++stampCounter, []);
+					whole = signals ? compoundsOf(c, token.keys) : NO_PHRASES;
+					cache.scan = active;
+					cache.scanPair = token.pairKey;
+					cache.candidates = candidates;
+					cache.compounds = whole;
+				}
+			} else {
+				scratch.length = 0;
+				candidates = candidatesAt(token, ix, active, ++stampCounter, scratch);
+			}
 		}
-		if (token.pairKey) take(exact.get(token.pairKey));
-		if (!Number.isNaN(token.num)) take(numeric);
-		for (const phrase of candidates) {
+		for (let k = 0; k < candidates.length; k++) {
+			const phrase = candidates[k]!;
 			if (phrase.once && phrase.lastClause === token.clause) continue;
+			if (bareless && phrase.signal!.bare) continue;
 			cur.sent = token.sent;
 			cur.clause = phrase.signal ? -1 : token.clause;
 			cur.cross = phrase.cross;
 			cur.budget = STEP_BUDGET;
-			cur.gaps.length = 0;
-			if (matchFrom(phrase.els, 0, ti, cur, done)) {
-				matches.push({ phrase, start: ti, end, gaps: cur.gaps.slice() });
+			cur.ng = 0;
+			if (matchFrom(phrase.els, 0, ti, cur, null)) {
+				matches.push({ phrase, start: ti, end: cur.end, gaps: cur.ng > 0 ? cur.gaps.slice(0, cur.ng) : [] });
 				phrase.lastClause = token.clause;
 			}
 		}
-		for (const key of token.keys) {
-			const whole = key.length >= 6 ? c.compound.get(key) : undefined;
-			if (!whole) continue;
-			for (const phrase of whole) {
-				let found = false;
-				for (let k = matches.length - 1; k >= 0 && matches[k]!.start === ti && !found; k--) found = matches[k]!.phrase === phrase;
-				if (!found) matches.push({ phrase, start: ti, end: ti + 1, gaps: [] });
-			}
+		if (!signals) continue;
+		whole ??= compoundsOf(c, token.keys);
+		for (let k = 0; k < whole.length; k++) {
+			const phrase = whole[k]!;
+			if (bareless && phrase.signal!.bare) continue;
+			let found = false;
+			for (let m = matches.length - 1; m >= 0 && matches[m]!.start === ti && !found; m--) found = matches[m]!.phrase === phrase;
+			if (!found) matches.push({ phrase, start: ti, end: ti + 1, gaps: [] });
 		}
 	}
+}
+
+/** The phrases a word can be written together as ("killmyself"), for each of its keys in order. */
+function compoundsOf(c: Compiled, keys: string[]): Phrase[] {
+	let out: Phrase[] | null = null;
+	for (let k = 0; k < keys.length; k++) {
+		const key = keys[k]!;
+		const list = key.length >= 6 ? c.compound.get(key) : undefined;
+		if (!list) continue;
+		if (!out) out = list.slice();
+		else out.push(...list);
+	}
+	return out ?? NO_PHRASES;
+}
+
+/** The signal matches of a message, in text order (a phrase written as one word included). */
+export function findSignals(c: Compiled, tokens: Token[]): Match[] {
+	const matches: Match[] = [];
+	scanPhrases(c, tokens, true, matches);
 	return matches;
+}
+
+/** The marker matches of a message (negation, past, jokes, times...), in text order. */
+export function findMarkers(c: Compiled, tokens: Token[]): Match[] {
+	const matches: Match[] = [];
+	scanPhrases(c, tokens, false, matches);
+	return matches;
+}
+
+/** All matches: the signals, then the markers. */
+export function findMatches(c: Compiled, tokens: Token[]): Match[] {
+	return [...findSignals(c, tokens), ...findMarkers(c, tokens)];
 }

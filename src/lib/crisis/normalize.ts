@@ -23,6 +23,11 @@ export interface Token {
 	/** One of its forms is a lexicon word as written / one of its keys is a lexicon skeleton (set by the engine). */
 	known: boolean;
 	lexical: boolean;
+	/** The lexicon's number for each key (-1: no lexicon word), and for the two-word form (set by the engine). */
+	ids: number[];
+	pairId: number;
+	/** Shared by the tokens of a repeated word. */
+	cache: WordCache;
 	/** The leet-decoded word. */
 	word: string;
 	/** This word and the next one written together ("my self" = "myself"), and its skeleton; empty at a clause end. */
@@ -30,6 +35,8 @@ export interface Token {
 	pairKey: string;
 	sent: number;
 	clause: number;
+	/** The first token of its clause. */
+	initial: boolean;
 	/** Inside balanced double quotes. */
 	quoted: boolean;
 	/** The value of an all-digit token, else NaN. */
@@ -37,11 +44,38 @@ export interface Token {
 	emoji: boolean;
 }
 
+/**
+ * What the engine works out once per word and shares between the tokens of a repeated word (the tokenizer reads a
+ * repeated chunk once, so its tokens share their spelling arrays and this object).
+ */
+export interface WordCache {
+	/** Typo corrections added, and whether the word was a lexicon word as written. */
+	corrected: boolean;
+	knownBefore: boolean;
+	/** Lexicon numbers of the keys (null: not yet). */
+	ids: number[] | null;
+	lexical: boolean;
+	/** The two-word form with the word that followed last time (`next` is that word's spelling array). */
+	pairNext: string[] | null;
+	pairForm: string;
+	pairKey: string;
+	/** Candidate phrases at this word, for one scan (`scan`) and the two-word form they were found with. */
+	scan: number;
+	scanPair: string;
+	candidates: unknown[] | null;
+	compounds: unknown[] | null;
+}
+
+export function newWordCache(): WordCache {
+	return { corrected: false, knownBefore: false, ids: null, lexical: false, pairNext: null, pairForm: '', pairKey: '', scan: -1, scanPair: '', candidates: null, compounds: null };
+}
+
 export type Segmenter = (letters: string) => string[] | null;
 
-const FOLD = new Map<string, string>();
+/** Look-alike characters by code point, and what they stand for. */
+const FOLD = new Map<number, string>();
 function fold(from: string, to: string): void {
-	for (const ch of from) FOLD.set(ch, to);
+	for (const ch of from) FOLD.set(ch.codePointAt(0)!, to);
 }
 // Cyrillic and Greek letters that look Latin, small capitals and other look-alikes used to dodge filters.
 fold('аɑαᴀ', 'a');
@@ -118,19 +152,22 @@ export function normalizeText(input: string): string {
 	if (ASCII_ONLY.test(input)) return input.toLowerCase();
 	const decomposed = input.normalize('NFKC').toLowerCase().normalize('NFD');
 	let out = '';
-	let run = 0; // start of the current run of ASCII, copied in one slice
+	let run = 0; // start of the current run of characters kept as they are, copied in one slice
 	for (let i = 0; i < decomposed.length; i++) {
 		const code = decomposed.charCodeAt(i);
 		if (code < 0x80) continue;
-		out += decomposed.slice(run, i);
 		const cp = decomposed.codePointAt(i)!;
 		const width = cp > 0xffff ? 2 : 1;
-		const ch = decomposed.slice(i, i + width);
-		if (!isMark(cp) && !isInvisible(cp)) out += FOLD.get(ch) ?? ch;
+		const drop = isMark(cp) || isInvisible(cp);
+		const folded = drop ? undefined : FOLD.get(cp);
+		if (drop || folded !== undefined) {
+			out += decomposed.slice(run, i);
+			if (folded !== undefined) out += folded;
+			run = i + width;
+		}
 		i += width - 1;
-		run = i + 1;
 	}
-	return out + decomposed.slice(run);
+	return run === 0 ? decomposed : out + decomposed.slice(run);
 }
 
 /** Collapses runs of a repeated character; a word made of one letter repeated ("kkkk", laughter in Portuguese) keeps three. */
@@ -170,8 +207,13 @@ const SENTENCE_END = codes('.!?;\u3002\uff01\uff1f');
 const CLAUSE_BREAK = codes(',:()[]{}–—-/|~\u3001');
 const SOFT_JOIN = codes('.-_·•');
 const LEET_SYMBOLS = codes('@!*#$|');
-const SPACE = codes(' \n\t\r\v\f\u0085\u2028\u2029');
-const NEWLINE = codes('\n\u2028\u2029\u0085');
+/** ' ', \t \n \v \f \r, NEL, line and paragraph separators (a function: this runs on every character). */
+function isSpace(code: number): boolean {
+	return code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0x85 || code === 0x2028 || code === 0x2029;
+}
+function isNewline(code: number): boolean {
+	return code === 0x0a || code === 0x85 || code === 0x2028 || code === 0x2029;
+}
 /** Words before which a new clause starts: a past-tense guard in "I used to be happy but now I want to die" must not reach across. */
 const CONJUNCTIONS = new Set(
 	['but', 'however', 'though', 'although', 'yet', 'now', 'pero', 'mais', 'aber', 'doch', 'jedoch', 'mas', 'porem', 'ma', 'tuttavia', 'ahora', 'maintenant', 'jetzt', 'agora', 'adesso'].map(skeleton),
@@ -204,6 +246,15 @@ function allDigits(word: string): boolean {
 	return word.length > 0;
 }
 
+/** Contains "ae", "oe" or "ue". */
+function hasUmlautPair(word: string): boolean {
+	for (let k = word.indexOf('e', 1); k > 0; k = word.indexOf('e', k + 1)) {
+		const before = word.charCodeAt(k - 1);
+		if (before === 0x61 || before === 0x6f || before === 0x75) return true;
+	}
+	return false;
+}
+
 /** Spellings of a word: leet decoded, literal, `1` read as `l` ("a1one"), German ae/oe/ue folded. */
 function formsOf(leet: string, plain: string): string[] {
 	const forms = [leet];
@@ -215,7 +266,7 @@ function formsOf(leet: string, plain: string): string[] {
 			if (!forms.includes(lAlt)) forms.push(lAlt);
 		}
 	}
-	if (leet.includes('ae') || leet.includes('oe') || leet.includes('ue')) {
+	if (hasUmlautPair(leet)) {
 		const folded = leet.replaceAll('ae', 'a').replaceAll('oe', 'o').replaceAll('ue', 'u');
 		if (!forms.includes(folded)) forms.push(folded);
 	}
@@ -225,7 +276,13 @@ function formsOf(leet: string, plain: string): string[] {
 function makeToken(forms: string[], quoted: boolean, emoji: boolean, sent: number, clause: number, keys = forms.map(skeleton)): Token {
 	const word = forms[0]!;
 	const num = !emoji && allDigits(word) ? Number(word) : Number.NaN;
-	return { forms, keys, elongated: isElongated(word), known: true, lexical: true, word, pairForm: '', pairKey: '', sent, clause, quoted, num, emoji };
+	return newToken(forms, keys, isElongated(word), num, emoji, sent, clause, quoted, newWordCache());
+}
+
+const NO_IDS: number[] = [];
+
+function newToken(forms: string[], keys: string[], elongated: boolean, num: number, emoji: boolean, sent: number, clause: number, quoted: boolean, cache: WordCache): Token {
+	return { forms, keys, elongated, known: true, lexical: true, ids: NO_IDS, pairId: -1, cache, word: forms[0]!, pairForm: '', pairKey: '', sent, clause, initial: false, quoted, num, emoji };
 }
 
 /** A word inside one chunk, before it becomes a token. `soft` when "." "-" "_" separated it from the previous one. */
@@ -237,10 +294,31 @@ interface Piece {
 	emoji: boolean;
 	/** A boundary before this piece: 1 clause, 2 sentence. */
 	boundary: number;
-	/** Spellings, computed once and shared by every token of a repeated chunk. */
+	/** Spellings and what follows from them, computed once and shared by every token of a repeated chunk. */
 	forms?: string[];
 	keys?: string[];
+	elongated?: boolean;
+	num?: number;
+	/** Starts a clause ("but", "now"). */
+	conj?: boolean;
+	cache?: WordCache;
 }
+
+/**
+ * A chunk already read: its text and hash, its pieces, the boundary after its last one and, for a chunk with quotes,
+ * the quote state it was read in and the state after it (read again in the same state, it reads the same).
+ */
+interface ChunkReading {
+	text: string;
+	hash: number;
+	pieces: Piece[];
+	trailing: number;
+	quotes: boolean;
+	quotedBefore: boolean;
+	quotedAfter: boolean;
+}
+/** Slots of the table of chunks read (a power of two); a collision replaces the older reading. */
+const CHUNK_SLOTS = 1024;
 
 class Tokenizer {
 	readonly tokens: Token[] = [];
@@ -251,14 +329,19 @@ class Tokenizer {
 	quoted = false;
 	private pieces: Piece[] = [];
 	/** Chunks already analysed in this text: repeated words cost one lookup. */
-	private readonly seen = new Map<string, Piece[] & { trailing?: number }>();
+	/** Chunks read, by hash (long texts only). */
+	private readonly seen: (ChunkReading | undefined)[] | null;
 
 	private readonly s: string;
 	private readonly useQuotes: boolean;
+	/** Long texts remember the chunks they have read (short ones rarely repeat one). */
+	private readonly cache: boolean;
 
 	constructor(s: string, useQuotes: boolean) {
 		this.s = s;
 		this.useQuotes = useQuotes;
+		this.cache = s.length > 256;
+		this.seen = this.cache ? new Array(CHUNK_SLOTS) : null;
 	}
 
 	private boundary(kind: number): void {
@@ -267,15 +350,37 @@ class Tokenizer {
 
 	/** The words and marks of s[start, end), a run of non-space characters. */
 	chunk(start: number, end: number): void {
-		const text = this.s.slice(start, end);
-		const cached = this.seen.get(text);
+		const s = this.s;
+		// Most chunks are one plain word: no symbol to read, nothing to remember.
+		let plainWord = true;
+		let hash = end - start;
+		for (let k = start; k < end; k++) {
+			const code = s.charCodeAt(k);
+			if (code < 0x61 || code > 0x7a) plainWord = false;
+			hash = (Math.imul(hash, 31) + code) | 0;
+		}
+		if (plainWord && !this.cache) {
+			const word = s.slice(start, end);
+			this.emit({ leet: word, plain: word, soft: false, quoted: this.quoted, emoji: false, boundary: 0 }, this.quoted);
+			return;
+		}
+		const slot = hash & (CHUNK_SLOTS - 1);
+		let cached = this.seen?.[slot];
+		if (cached && (cached.hash !== hash || !sameText(cached.text, s, start, end) || (cached.quotes && cached.quotedBefore !== this.quoted))) cached = undefined;
 		if (cached) {
-			for (const piece of cached) this.emit(piece, this.quoted);
+			const list = cached.pieces;
+			if (cached.quotes) {
+				for (let p = 0; p < list.length; p++) this.emit(list[p]!, list[p]!.quoted);
+				this.quoted = cached.quotedAfter;
+			} else {
+				for (let p = 0; p < list.length; p++) this.emit(list[p]!, this.quoted);
+			}
 			if (cached.trailing) this.boundary(cached.trailing);
 			return;
 		}
-		const s = this.s;
-		const pieces: Piece[] & { trailing?: number } = [];
+		const quotedBefore = this.quoted;
+		const text = s.slice(start, end);
+		const pieces: Piece[] = [];
 		this.pieces = pieces;
 		let pieceStart = -1;
 		let dirty = false;
@@ -362,9 +467,12 @@ class Tokenizer {
 		}
 		flush(end);
 		this.joinSoftRuns();
-		pieces.trailing = boundary;
-		if (!text.includes('"')) this.seen.set(text, pieces); // quotes change state: those chunks are not reused
-		for (const piece of pieces) this.emit(piece, piece.quoted);
+		const joined = this.pieces;
+		if (this.seen) {
+			// A chunk without quotes reads the same in any state; one with quotes, the same in the same state.
+			this.seen[slot] = { text, hash, pieces: joined, trailing: boundary, quotes: text.includes('"'), quotedBefore, quotedAfter: this.quoted };
+		}
+		for (const piece of joined) this.emit(piece, piece.quoted);
 		if (boundary) this.boundary(boundary);
 	}
 
@@ -389,21 +497,33 @@ class Tokenizer {
 
 	private emit(piece: Piece, quoted: boolean): void {
 		this.boundary(piece.boundary);
-		piece.forms ??= piece.emoji ? [piece.leet] : allDigits(piece.plain) ? [piece.plain] : formsOf(piece.leet, piece.plain);
-		const forms = piece.forms;
+		let forms = piece.forms;
+		if (!forms) {
+			forms = piece.forms = piece.emoji ? [piece.leet] : allDigits(piece.plain) ? [piece.plain] : formsOf(piece.leet, piece.plain);
+			const word = forms[0]!;
+			piece.keys = forms.map(skeleton);
+			piece.elongated = isElongated(word);
+			piece.num = !piece.emoji && allDigits(word) ? Number(word) : Number.NaN;
+			piece.conj = CONJUNCTIONS.has(piece.keys[0]!);
+			piece.cache = newWordCache();
+		}
 		if (this.tokens.length > 0) {
 			if (this.pending === 2) {
 				this.sent++;
 				this.clause++;
-			} else if (this.pending === 1 || CONJUNCTIONS.has(skeleton(forms[0]!))) {
+			} else if (this.pending === 1 || piece.conj) {
 				this.clause++;
 			}
 		}
 		this.pending = 0;
-		const token = makeToken(forms, quoted, piece.emoji, this.sent, this.clause, piece.keys);
-		piece.keys = token.keys;
-		this.tokens.push(token);
+		this.tokens.push(newToken(forms, piece.keys!, piece.elongated!, piece.num!, piece.emoji, this.sent, this.clause, quoted, piece.cache!));
 	}
+}
+
+function sameText(text: string, s: string, start: number, end: number): boolean {
+	if (text.length !== end - start) return false;
+	for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) !== s.charCodeAt(start + k)) return false;
+	return true;
 }
 
 /** The leet reading of a run of one symbol between the codes `prev` and `after`, or null when it is punctuation there. */
@@ -425,34 +545,60 @@ function leetRun(code: number, prev: number, after: number): string | null {
 	}
 }
 
-export function tokenize(text: string, segment?: Segmenter): Token[] {
+/**
+ * `pairFilter`, when given, is asked about a word (its skeleton) before it is joined to the next one: a two-word form
+ * can only matter when the first word begins some lexicon word, and most do not.
+ */
+export function tokenize(text: string, segment?: Segmenter, pairFilter?: (key: string) => boolean): Token[] {
 	const s = normalizeText(text);
+	const tokens = joinSpacedLetters(readChunks(s), segment);
+	linkTokens(tokens, pairFilter);
+	return tokens;
+}
+
+/** The tokens of normalised text, chunk by chunk (a chunk is a run of non-space characters). */
+function readChunks(s: string): Token[] {
 	let quotes = 0;
 	for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) === 0x22) quotes++;
 	const t = new Tokenizer(s, quotes > 0 && quotes % 2 === 0);
 	let i = 0;
 	while (i < s.length) {
 		const code = s.charCodeAt(i);
-		if (SPACE.has(code)) {
-			if (NEWLINE.has(code)) t.pending = 2;
+		if (isSpace(code)) {
+			if (isNewline(code)) t.pending = 2;
 			i++;
 			continue;
 		}
 		let j = i + 1;
-		while (j < s.length && !SPACE.has(s.charCodeAt(j))) j++;
+		while (j < s.length && !isSpace(s.charCodeAt(j))) j++;
 		t.chunk(i, j);
 		i = j;
 	}
-	const tokens = joinSpacedLetters(t.tokens, segment);
+	return t.tokens;
+}
+
+/** Marks clause-initial tokens and writes each word together with the next one ("my self", "sewer slide"). */
+function linkTokens(tokens: Token[], pairFilter?: (key: string) => boolean): void {
+	if (tokens.length > 0) tokens[0]!.initial = true;
 	for (let k = 0; k + 1 < tokens.length; k++) {
 		const a = tokens[k]!;
 		const b = tokens[k + 1]!;
-		if (a.clause === b.clause && !a.emoji && !b.emoji) {
+		b.initial = a.clause !== b.clause;
+		if (a.clause === b.clause && !a.emoji && !b.emoji && (!pairFilter || pairFilter(a.keys[0]!))) {
+			// A repeated word followed by the same word as last time: the same pair ("i want to die i want to die...").
+			const cache = a.cache;
+			if (cache.pairNext === b.forms) {
+				a.pairForm = cache.pairForm;
+				a.pairKey = cache.pairKey;
+				continue;
+			}
 			a.pairForm = a.forms[0]! + b.forms[0]!;
 			a.pairKey = skeleton(a.pairForm);
+			cache.pairNext = b.forms;
+			cache.pairForm = a.pairForm;
+			cache.pairKey = a.pairKey;
 		}
 	}
-	return tokens;
 }
 
 /** "k i l l  m y s e l f": a run of three or more one-letter tokens in one clause becomes words again. */

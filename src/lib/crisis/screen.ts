@@ -1,22 +1,52 @@
 /**
  * The crisis screen: a pure, deterministic function from a message to an Assessment. No network, no AI, no regular
- * expression over the text; a typical message takes tens of microseconds and a 4,000-character adversarial one around
- * a millisecond or less (bench/screen.ts prints the figures).
+ * expression over the text; a typical message takes a few tens of microseconds (one with no crisis word stops after
+ * the first pass) and a 4,000-character adversarial one well under a millisecond on a quiet machine (bench/screen.ts
+ * prints the figures).
  *
  * Rubric
  * ------
  *   none      nothing that suggests risk: idioms ("this homework is killing me"), tech ("kill -9"), games ("killed
  *             myself in minecraft"), fiction, news and history, recovery and the past ("I used to self-harm, a year
  *             clean today"), helping others in the abstract, everyday sadness and grief, denials ("I'm not suicidal").
+ *             Means mentioned without intent: "i have the pills", "i have a gun", "i'm on the bridge" (possession of
+ *             medication or a place is everyday); taking medication as a routine ("i have the pills my doctor gave me
+ *             and will take them tonight before bed": see "Means" below).
  *   concern   distress ("I can't do this anymore"), indirect ideation ("everyone would be better off without me",
  *             "go to sleep and never wake up"), weak goodbyes, giving things away, a relapse without detail, and
- *             worry about someone else ("my friend says she wants to kill herself").
+ *             worry about someone else ("my friend says she wants to kill herself"). Acquiring or stockpiling lethal
+ *             means with no intent stated ("i bought a rope", "ordered a gun", "been saving up my pills"), means in
+ *             hand with a time and nothing else ("i have the rope. tonight.").
  *   high      explicit suicidal ideation ("I want to die", "kms", "I don't want to live anymore"), active self-harm
- *             ("I cut again"), a plan without a time ("I have the pills ready"), looking for a method, a final goodbye.
- *   imminent  explicit ideation or a goodbye together with means or a plan ("I have a gun and I want to kill myself"),
- *             or with a time ("tonight", "after this message"; "now" only with intent: "I'm about to"), or an attempt
- *             under way ("I just took all my pills"). For someone else: an attempt, or intent with means or a time
- *             (the reply then says to call emergency services for them).
+ *             ("I cut again"), a plan without a time ("I have the pills ready", "counted out the pills"), looking for
+ *             a method, a final goodbye; explicit intent ("i'm going to take them all", "gonna use the rope"); any
+ *             ideation, even indirect, or a goodbye with an intent to act ("nobody would care. gonna do it");
+ *             acquiring or stockpiling means with a time ("bought a rope today. tonight's the night").
+ *   imminent  explicit ideation or a goodbye together with means or a plan ("I have a gun and I want to kill myself",
+ *             "i have the pills. goodbye"), or with a time ("tonight", "after this message"; "now" only with intent:
+ *             "I'm about to"), or an attempt under way ("I just took all my pills"); means at hand, acquired or
+ *             stockpiled together with an intent to use them ("i have the pills and will take them tonight",
+ *             "bought a rope, gonna use it", "got the gun, doing it"), with or without a time: having the means and
+ *             saying one will use them is a plan; a prepared plan (a noose, a note, the pills counted) with a time
+ *             ("tonight"; "today" alone may say when it was done).
+ *             For someone else: an attempt, or intent with means or a time (the reply then says to call emergency
+ *             services for them).
+ *
+ * Means. After the Columbia protocol's questions (ideation, method, intent, plan, preparatory behaviour): means alone
+ * is not a crisis, means plus intent is a plan. Possession counts when the means are definite or counted ("the
+ * pills", "enough pills", "40 of my lithium", "a bottle of", "my dad's gun", any rope or firearm), not "my pills" (a
+ * routine). An intent to act with no object of its own ("will take them", "gonna use it", "doing it", "and jump",
+ * "i'm ready") counts only next to means at hand (then imminent), to ideation or a goodbye (high, imminent with a
+ * time); "do it", "jump" with "tonight" and nothing else stay concern; "take them tonight" alone stays none. A subject
+ * left out after "and" or a comma is the subject before it ("i have the pills and will take them", "she has the pills
+ * and will..."; English, French and German: Spanish, Italian and Portuguese leave subjects out anyway). Two guards
+ * apply only to these phrases: a routine-medication context anywhere in the message (doctor, prescribed, pharmacy,
+ * before bed, with food, forgot to take, for my headache...) drops possession and "take them", never "take them all"
+ * nor any ideation: "i have the pills my doctor gave me and i'm going to take them all tonight" stays imminent; a
+ * benign purpose in the sentence (climbing or sailing rope, hunting or the range, nerf or glue gun, shaving, cooking,
+ * asking her out, a stream or a campaign, a sale) drops means and pronoun intents, never explicit ones. Known limits:
+ * "I'll end it tonight, he doesn't deserve me" (a breakup is a risk factor, so the relationship reading is not
+ * assumed) is imminent; "take them all, the doctor said finish the course" is high.
  * A plea for help does not lower anything: "please help me, I want to kill myself" is high.
  * Joke markers ("lol", "jk") lower ambiguous phrases ("kms", "kill me", goodbyes) by one level, never an explicit
  * statement ("I want to die lol" stays high: people mask pain with "lol"); "/srs" and "I mean it" cancel them. Trivial
@@ -29,7 +59,7 @@
  * lexicon/index.ts.
  */
 import type { Token } from './normalize.ts';
-import { compileLexicons, findMatches, POSITIONAL_MARKERS, prepare, type Compiled, type Match, type SignalSpec } from './engine.ts';
+import { BARE_MAX_TOKENS, compileLexicons, findMarkers, findSignals, POSITIONAL_MARKERS, prepare, type Compiled, type Match, type ScanSets, type SignalSpec } from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
 import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
 
@@ -56,6 +86,8 @@ const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: { kind: st
 	leave: { scope: 'sentence', effect: 'drop' },
 	relation: { scope: 'near', effect: 'drop' },
 	account: { scope: 'near', effect: 'drop' },
+	medical: { scope: 'message', effect: 'drop' },
+	purpose: { scope: 'sentence', effect: 'drop' },
 };
 // The engine keeps every match of a positional marker and one per clause of the others: both lists must agree.
 for (const [kind, rule] of Object.entries(GUARDS)) {
@@ -67,8 +99,6 @@ for (const [kind, rule] of Object.entries(GUARDS)) {
 const NEAR: Record<string, number> = { ongoing: 3 };
 const DEFAULT_GUARDS = ['neg', 'other', 'past', 'fiction', 'idiom', 'joke'];
 const SUICIDAL: ReadonlySet<CrisisCategory> = new Set(['suicidal_ideation', 'goodbye', 'indirect_ideation']);
-/** Messages of at most this many words count "bare" signals ("suicidal", "self harm"). */
-const BARE_MAX_TOKENS = 3;
 
 const kindsCache = new WeakMap<SignalSpec, string[]>();
 function guardKinds(spec: SignalSpec): string[] {
@@ -147,7 +177,23 @@ function subjectGuard(m: Match, tokens: Token[], c: Compiled, checkOther: boolea
 		if (hasKey(token, sets.negators)) return 'neg';
 		if (hasKey(token, sets.self)) return null;
 		if (checkOther && hasKey(token, sets.other)) return 'other';
+		if (hasKey(token, sets.coord)) return checkOther ? coordinatedSubject(tokens, i, clause, sets) : null;
 		if (!hasKey(token, sets.transparent)) return null;
+	}
+	return null;
+}
+
+/**
+ * "she has the pills and will take them": the verb after "and" shares the subject of the one before, the nearest
+ * subject pronoun before the coordinator in the clause (up to 8 words back). Nouns and object pronouns are passed
+ * over: "mom yelled at me again and want to die" and "I love my mom and want to die" stay about me.
+ */
+function coordinatedSubject(tokens: Token[], coord: number, clause: number, sets: ScanSets): 'other' | null {
+	for (let i = coord - 1; i >= 0 && coord - i <= 8; i--) {
+		const token = tokens[i]!;
+		if (token.clause !== clause) return null;
+		if (!hasKey(token, sets.subjects)) continue;
+		return hasKey(token, sets.self) ? null : 'other';
 	}
 	return null;
 }
@@ -213,12 +259,17 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 			contribute(l);
 		}
 	}
-	const suicidal = live.filter((l) => SUICIDAL.has(l.spec.cat) && levelRank(l.level) >= concern);
+	// Explicit intent to use a means on oneself ("use the gun on myself") counts as ideation whatever its category.
+	const suicidal = live.filter((l) => (SUICIDAL.has(l.spec.cat) || (l.spec.intent && levelRank(l.level) >= high)) && levelRank(l.level) >= concern);
 	const explicit = suicidal.filter((l) => levelRank(l.level) >= high);
 	const plans = live.filter((l) => l.spec.plan);
+	/** Preparation beyond having something at hand: acquiring, stockpiling, a noose, a note (level concern or more). */
+	const prepared = plans.filter((l) => levelRank(l.level) >= concern);
 	const vague = live.filter((l) => l.spec.vague);
-	const intent = explicit.some((l) => l.spec.intent) || (explicit.length > 0 && vague.length > 0);
-	const anchors = new Set([...suicidal, ...vague].map((l) => l.sent));
+	/** Intent to act on something unnamed: "do it", "jump" (vague), "take them", "use it" (use). */
+	const acting = live.filter((l) => l.spec.vague || l.spec.use);
+	const intent = explicit.some((l) => l.spec.intent) || (suicidal.length > 0 && acting.length > 0);
+	const anchors = new Set([...suicidal, ...vague, ...prepared].map((l) => l.sent));
 	const near = (sent: number): boolean => anchors.has(sent) || anchors.has(sent - 1) || anchors.has(sent + 1);
 	const strong = times.filter((t) => !t.weak && near(t.sent));
 	const weak = times.filter((t) => t.weak && near(t.sent));
@@ -227,15 +278,22 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 	};
 
 	if (live.some((l) => l.spec.cat === 'attempt' && levelRank(l.level) >= high)) raise('imminent');
-	if (plans.length > 0 && (suicidal.length > 0 || vague.length > 0)) {
+	// Means at hand or prepared, with ideation, a goodbye (even a bare "bye") or an intent to act: a plan.
+	const farewell = live.filter((l) => l.spec.cat === 'goodbye');
+	if (plans.length > 0 && (suicidal.length > 0 || acting.length > 0 || farewell.length > 0)) {
 		raise('imminent');
-		for (const l of [...plans, ...vague]) contribute(l);
+		for (const l of [...plans, ...acting, ...farewell]) contribute(l);
+	}
+	// Ideation (even indirect, or a goodbye) with an intent to act: "everyone is better off without me. gonna do it".
+	if (suicidal.length > 0 && acting.length > 0) {
+		raise('high');
+		for (const l of acting) contribute(l, 'suicidal_ideation');
 	}
 	let timed = false;
-	if (strong.length > 0 && explicit.length > 0) {
+	if (strong.length > 0 && (explicit.length > 0 || intent)) {
 		raise('imminent');
 		timed = true;
-	} else if (weak.length > 0 && intent) {
+	} else if (weak.length > 0 && intent && explicit.length > 0) {
 		raise('imminent');
 		timed = true;
 	} else if (strong.length > 0 && suicidal.length > 0) {
@@ -245,12 +303,32 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 		raise('concern');
 		timed = true;
 	}
+	// Preparation with a time: a noose or a note ready (high) and "tonight" is imminent; a purchase or a stockpile and
+	// "tonight" is high. A weak time ("today", "now") says when it was done as often as when it will be: no change.
+	const nearAny = (list: Live[]): ((t: Markers['times'][number]) => boolean) => {
+		const sents = new Set(list.map((l) => l.sent));
+		return (t) => sents.has(t.sent) || sents.has(t.sent - 1) || sents.has(t.sent + 1);
+	};
+	const preparedTime = prepared.length > 0 ? times.filter(nearAny(prepared)) : [];
+	if (preparedTime.some((t) => !t.weak)) {
+		raise(prepared.some((l) => levelRank(l.level) >= high) ? 'imminent' : 'high');
+		timed = true;
+		for (const t of preparedTime) if (!t.weak) result.usedTime.add(`${t.lang}:time`);
+	}
+	// Means in hand and a time, nothing else: "i have the rope. tonight." (concern; "tonight" alone is not a plan).
+	const held = plans.filter((l) => l.spec.held);
+	const nearHeld = held.length > 0 ? nearAny(held) : null;
+	const heldTime = nearHeld ? times.filter((t) => !t.weak && nearHeld(t)) : [];
+	if (heldTime.length > 0 && levelRank(result.level) < concern) {
+		raise('concern');
+		for (const l of held) contribute(l);
+		for (const t of heldTime) result.usedTime.add(`${t.lang}:time`);
+	}
 	if (timed) {
 		result.categories.add('time_bound_intent');
-		for (const l of vague) contribute(l, 'time_bound_intent');
+		for (const l of acting) contribute(l, 'time_bound_intent');
 		for (const t of [...strong, ...weak]) result.usedTime.add(`${t.lang}:time`);
 	}
-	if (vague.length > 0 && explicit.length > 0) for (const l of vague) contribute(l, 'suicidal_ideation');
 	return result;
 }
 
@@ -258,8 +336,10 @@ export function screen(text: string): Assessment {
 	const c = lexicon();
 	const tokens = prepare(c, typeof text === 'string' ? text : String(text ?? ''));
 	if (tokens.length === 0) return { level: 'none', categories: [], thirdParty: false, language: [], evidence: [] };
-	const matches = findMatches(c, tokens);
-	const markers = collectMarkers(matches, tokens);
+	// Most messages hold no signal at all: then no marker can matter and the answer is none.
+	const matches = findSignals(c, tokens);
+	if (matches.length === 0) return { level: 'none', categories: [], thirdParty: false, language: [], evidence: [] };
+	const markers = collectMarkers(findMarkers(c, tokens), tokens);
 
 	const evidence = new Set<string>();
 	const note = (item: string): void => {
@@ -267,7 +347,7 @@ export function screen(text: string): Assessment {
 	};
 	const live: Live[] = [];
 	const seen = new Set<number>();
-	const full = new Set<string>();
+	const full = new Set<number>();
 	const timed = markers.times.length > 0;
 	for (const m of matches) {
 		const spec = m.phrase.signal;
@@ -283,7 +363,7 @@ export function screen(text: string): Assessment {
 		if (!tp && tokens[m.start]!.quoted && markers.message.has('report')) tp = true; // she said "I want to die"
 		// Another match of a phrase that already counted at full strength changes nothing (where it is only matters
 		// for times, so then per sentence): skipping it keeps long repetitive messages fast.
-		const strength = `${m.phrase.serial}:${tp ? 1 : 0}:${timed ? tokens[m.start]!.sent : ''}`;
+		const strength = ((m.phrase.serial * 2 + (tp ? 1 : 0)) * (tokens.length + 1) + (timed ? tokens[m.start]!.sent + 1 : 0));
 		if (full.has(strength)) continue;
 		const kinds = guardKinds(spec);
 		let dropped: string | null = null;

@@ -10,7 +10,7 @@ import { discordClientOptions, dropSapphireRegistration } from './lib/discord/cl
 import { migrate, openDatabase, type Database } from './lib/db/index.ts';
 import { logLevel } from './lib/logger.ts';
 import { Metrics } from './lib/metrics.ts';
-import { acceptTypeScriptPieces, dropUnusedApiPieces } from './lib/setup.ts';
+import { acceptTypeScriptPieces, dropUnusedApiPieces, loginWithLoadedPieces } from './lib/setup.ts';
 import { startHeartbeat, type Heartbeat } from './lib/heartbeat.ts';
 import { retentionSettings, startRetentionScheduler, type RetentionScheduler } from './lib/retention.ts';
 import { loadLexicons } from './lib/crisis/screen.ts';
@@ -84,19 +84,24 @@ export async function startHaven(config: Config): Promise<Haven> {
 		client.stores.registerPath(PIECES);
 		acceptTypeScriptPieces(client.stores);
 		dropSapphireRegistration(client.stores);
-		if (config.discord.enabled) {
-			container.bot = createBot({ client, config, db, version: container.version, log });
-			await client.login(config.discord.token);
+		container.bot = config.discord.enabled ? createBot({ client, config, db, version: container.version, log }) : undefined;
+		await Promise.all([...client.stores.values()].map((store) => store.loadAll()));
+		await dropUnusedApiPieces(client.stores);
+		// The HTTP API before the gateway (issue 7): /healthz answers and /v1/status says "starting" while the shards
+		// connect, however long Discord takes (a shard that cannot connect would otherwise keep the whole API down).
+		await client.server.connect();
+		if (container.bot) {
+			await loginWithLoadedPieces(client, config.discord.token);
 			await container.bot.deploy();
 			// Check-in reminders (src/lib/wellbeing): a tick a minute; stopped first at shutdown.
 			container.reminders = startReminderScheduler(client, () => db.orm.em.fork());
-		} else {
-			container.bot = undefined;
-			await Promise.all([...client.stores.values()].map((store) => store.loadAll()));
 		}
-		await dropUnusedApiPieces(client.stores);
-		await client.server.connect();
 	} catch (error) {
+		const http = client.server.server;
+		if (http.listening) {
+			http.close();
+			http.closeAllConnections();
+		}
 		await container.reminders?.stop().catch(() => undefined);
 		container.reminders = undefined;
 		await container.bot?.stop().catch(() => undefined);
@@ -134,8 +139,11 @@ async function shutdown(client: SapphireClient, db: Database, heartbeat: Heartbe
 	const closed = http.listening ? once(http, 'close') : Promise.resolve();
 	http.close();
 	http.closeIdleConnections();
+	// Connections whose last request finishes become idle: close them as they do, not at the deadline.
+	const sweep = setInterval(() => http.closeIdleConnections(), 50);
 	const deadline = setTimeout(() => http.closeAllConnections(), SHUTDOWN_GRACE_MS);
 	await closed;
+	clearInterval(sweep);
 	clearTimeout(deadline);
 	await container.reminders?.stop();
 	container.reminders = undefined;

@@ -77,3 +77,22 @@ describe('companion memory', () => {
 		assert.equal(Number(rows[0]!.n), 0);
 	});
 });
+
+describe('companion fairness', () => {
+	it('answers one message per person at a time; others are not held up', async () => {
+		openai.mode = 'stall';
+		openai.stallMs = 300;
+		const first = companionTurn({ ...person, text: 'first message' }, deps);
+		const second = await companionTurn({ ...person, text: 'second message right away' }, deps);
+		const someoneElse = companionTurn({ ...person, userId: '999999999999999999', text: 'hello' }, deps);
+		assert.equal(second.fromAi, false);
+		assert.match(second.reply, /still thinking about your last message/);
+		openai.mode = 'answer';
+		await Promise.all([first, someoneElse]);
+		const asked = openai.requests.map((request) => JSON.stringify(request.body));
+		assert.ok(!asked.some((body) => body.includes('second message right away')), 'the second message made no AI call');
+		assert.ok(asked.some((body) => body.includes('"hello"')), 'another person was answered meanwhile');
+		const third = await companionTurn({ ...person, text: 'after the first was answered' }, deps);
+		assert.equal(third.fromAi, true);
+	});
+});

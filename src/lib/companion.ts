@@ -43,6 +43,12 @@ const DM_CONTEXT = 'You are talking with one person in a private message on Disc
 const MENTION_CONTEXT =
 	'Someone mentioned you in a public Discord server channel, so others can read your reply. Keep it general and kind, and do not ask them for private details in public.';
 
+/** For a second message while Haven is still answering the first: one AI turn per person at a time. */
+export const BUSY_REPLY = "I'm still thinking about your last message: give me a moment and I'll answer that first.";
+
+// People with an AI turn in flight, so one person's burst cannot take every AI slot from everyone else.
+const answering = new Set<string>();
+
 /** Shown for a message with no text (a bare "@Haven", an image alone). */
 export const EMPTY_MENTION_REPLY = "Hi, I'm Haven. Write me a few words about what's on your mind and I'll listen. `/help` lists what I can do.";
 
@@ -78,6 +84,8 @@ async function remember(deps: CompanionDeps, input: CompanionInput, text: string
 export async function companionTurn(input: CompanionInput, deps: CompanionDeps = containerDeps()): Promise<CompanionTurn> {
 	const text = input.text.trim();
 	if (!text) return { reply: EMPTY_MENTION_REPLY, fromAi: false };
+	if (answering.has(input.userId)) return { reply: BUSY_REPLY, fromAi: false };
+	answering.add(input.userId);
 	try {
 		const turns: ChatTurn[] = [...(await history(deps, input)), { role: 'user', content: text.slice(0, 4_000) }];
 		const raw = await deps.ai.complete(turns, {
@@ -94,6 +102,8 @@ export async function companionTurn(input: CompanionInput, deps: CompanionDeps =
 	} catch (error) {
 		if (error instanceof AiError) return { reply: fallbackFor(error.kind), fromAi: false };
 		throw error;
+	} finally {
+		answering.delete(input.userId);
 	}
 }
 

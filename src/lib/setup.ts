@@ -1,6 +1,6 @@
 import '@sapphire/plugin-api/register';
 import '@sapphire/plugin-logger/register';
-import type { StoreRegistry } from '@sapphire/framework';
+import type { SapphireClient, StoreRegistry } from '@sapphire/framework';
 import './container.ts';
 
 /**
@@ -23,4 +23,18 @@ export async function dropUnusedApiPieces(stores: StoreRegistry): Promise<void> 
 		if (stores.get(store).has(name)) await stores.get(store).unload(name);
 	};
 	await Promise.all([unload('middlewares', 'cookies'), unload('middlewares', 'auth'), unload('routes', 'callback'), unload('routes', 'logout')]);
+}
+
+/**
+ * `client.login` without loading the pieces again. startHaven loads them itself (and serves HTTP) before the gateway
+ * connects; Sapphire's login would unload and reload every store. Its plugin hooks still run.
+ */
+export async function loginWithLoadedPieces(client: SapphireClient, token: string | undefined): Promise<void> {
+	const stores = [...client.stores.values()] as unknown as { loadAll: () => Promise<void> }[];
+	for (const store of stores) store.loadAll = async () => undefined;
+	try {
+		await client.login(token);
+	} finally {
+		for (const store of stores) delete (store as { loadAll?: unknown }).loadAll;
+	}
 }

@@ -2,7 +2,6 @@
 // reply (careful) comes after, and ordinary server messages are never read.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { MessageFlags } from 'discord.js';
 import { NUMBER_PLACEHOLDER } from '../../src/lib/ai/index.ts';
 import { ALICE, AI_REPLY, BOB, CAROL, MOD, completions, counter, dmOf, nextOutcome, postsTo, sql, startSafetyWorld, type SafetyWorld } from './support.ts';
@@ -50,6 +49,9 @@ describe('direct messages', () => {
 		assert.ok(!posts[0]!.body.content.includes('555-123-4567'), 'no phone number from the AI');
 		assert.ok(posts[0]!.body.content.includes(NUMBER_PLACEHOLDER));
 		assert.deepEqual(posts[0]!.body.allowed_mentions, { parse: [] });
+		const typing = s.fake.requests.find((r) => r.method === 'POST' && r.path === `/channels/${dmOf(s.fake, ALICE)}/typing`);
+		assert.ok(typing, 'Haven shows it is typing while the AI answers');
+		assert.ok(typing.at <= posts[0]!.at, 'typing comes before the answer');
 		const [completion] = completions(s.openai);
 		assert.equal(completion!.careful, false);
 		assert.equal(completion!.user, 'I had a long day at work and feel a bit flat');
@@ -250,8 +252,7 @@ describe('mentions in a server', () => {
 		s.fake.sendMessage({ authorId: ALICE, guildId: s.guildId, channelId: s.general, content: 'I want to kill myself' });
 		s.fake.sendMessage({ authorId: s.fake.applicationId, dm: false, guildId: s.guildId, channelId: s.general, content: `<@${s.fake.applicationId}> i want to die` });
 		// Then one that is handled: everything before it has been dispatched and ignored by then.
-		await sendMention(BOB, 'hello');
-		await sleep(50);
+		await sendMention(BOB, 'hello').done;
 		assert.equal(s.fake.requests.filter((r) => r.method === 'POST' && r.path === '/users/@me/channels').length, 0, 'no DM opened');
 		assert.equal(postsTo(s.fake, s.general).length, 1, 'only the answer to the mention');
 		assert.equal(completions(s.openai).length, 1);

@@ -114,9 +114,10 @@ export const FeedbackRequest = z
 			.regex(/^[1-9]\d{16,19}$/, 'userId must be a Discord user ID (17 to 20 digits)')
 			.refine(isSnowflake, 'userId must be a Discord user ID (17 to 20 digits)')
 			.openapi({ description: 'Discord user ID of the author.', example: '123456789012345678' }),
-		message: trimmedMessage('message', MIN_FEEDBACK_LENGTH).openapi({
-			description: `The feedback (${MIN_FEEDBACK_LENGTH} to ${MAX_MESSAGE_LENGTH} characters).`
-		})
+		// PostgreSQL text cannot hold NUL: refused here rather than failing the write (found by test/reliability/fuzz.test.ts).
+		message: trimmedMessage('message', MIN_FEEDBACK_LENGTH)
+			.refine((text) => !text.includes('\u0000'), 'message must not contain NUL characters')
+			.openapi({ description: `The feedback (${MIN_FEEDBACK_LENGTH} to ${MAX_MESSAGE_LENGTH} characters).` })
 	})
 	.openapi('FeedbackRequest');
 

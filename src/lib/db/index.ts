@@ -89,10 +89,57 @@ export function ormOptions(connection: Options): Options {
 			statement_timeout: POOL_TIMEOUTS.statementTimeoutMs,
 			idle_in_transaction_session_timeout: POOL_TIMEOUTS.idleInTransactionTimeoutMs,
 			keepAlive: true,
-			keepAliveInitialDelayMillis: 10_000
+			keepAliveInitialDelayMillis: 10_000,
+			onPoolCreated: releaseDeadConnections
 		},
 		debug: false
 	};
+}
+
+/** The parts of pg's Pool and pooled client used here (the `pg` package ships no types). */
+interface PgPoolClient {
+	release: (error?: Error | boolean) => void;
+	once(event: 'end', listener: () => void): unknown;
+	off(event: 'end', listener: () => void): unknown;
+}
+
+interface PgPool {
+	on(event: 'acquire', listener: (client: PgPoolClient) => void): unknown;
+}
+
+/**
+ * A connection that dies while checked out must go back to the pool, or the pool shrinks with every outage until
+ * nothing can run. Kysely 0.29 (under MikroORM 7) releases a transaction's connection only after a successful BEGIN,
+ * COMMIT or ROLLBACK: when PostgreSQL goes away mid-transaction all three fail, and the dead connection stays checked
+ * out forever (found by test/reliability/database-outage.test.ts: after a crash with four writes in flight, four of
+ * ten slots were gone). So each checked-out connection is released, with an error (the pool then discards it), as soon
+ * as it ends; and its release is made idempotent, since Kysely may still release it normally afterwards.
+ */
+export function releaseDeadConnections(pool: PgPool): void {
+	const cleanups = new WeakMap<PgPoolClient, () => void>();
+	pool.on('acquire', (client: PgPoolClient) => {
+		cleanups.get(client)?.();
+		// pg-pool assigns `client.release` right after emitting 'acquire'; wrap it once it is there.
+		queueMicrotask(() => {
+			const release = client.release;
+			let released = false;
+			const once = (error?: Error | boolean) => {
+				if (released) return;
+				released = true;
+				client.off('end', ended);
+				cleanups.delete(client);
+				try {
+					release.call(client, error);
+				} catch {
+					// already released by the pool itself (e.g. a checkout that timed out)
+				}
+			};
+			const ended = () => once(new Error('The database connection ended while it was checked out'));
+			client.release = once;
+			client.once('end', ended);
+			cleanups.set(client, () => client.off('end', ended));
+		});
+	});
 }
 
 /** Applies pending migrations under an advisory lock; returns the names that ran. */

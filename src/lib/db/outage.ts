@@ -29,11 +29,13 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
- * SQLSTATEs that mean "not now" rather than "wrong": connection exceptions (class 08), insufficient resources
+ * SQLSTATEs that mean "not now" rather than "wrong": connection exceptions (class 08, but for 08P01), insufficient resources
  * (class 53: too many connections, disk full, out of memory), the server shutting down or starting up (57P01-57P03),
  * a statement cancelled by statement_timeout (57014) and a lock not available in time (55P03).
  */
 function isTransientSqlState(code: string): boolean {
+	// 08P01 (protocol violation) is in class 08 but means a bad request (e.g. a NUL byte in text), not an outage.
+	if (code === '08P01') return false;
 	return /^(08|53)[0-9A-Z]{3}$/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '57014' || code === '55P03';
 }
 

@@ -145,6 +145,21 @@ export interface MessageReplies {
 	public(content: string, ping?: string): Promise<void>;
 	/** The companion's ordinary answer where the message was written. */
 	answer(content: string): Promise<void>;
+	/** Shows "Haven is typing" where the answer will go (lasts ~10 s on Discord). */
+	typing?(): Promise<void>;
+}
+
+/** Keeps the typing indicator up while the AI works: Discord shows it for about 10 s per call. */
+async function whileTyping<T>(replies: MessageReplies, work: Promise<T>): Promise<T> {
+	if (!replies.typing) return work;
+	const show = () => void replies.typing!().catch(() => undefined);
+	show();
+	const timer = setInterval(show, 8_000);
+	try {
+		return await work;
+	} finally {
+		clearInterval(timer);
+	}
 }
 
 export interface MessageOutcome {
@@ -167,7 +182,7 @@ export async function handleMessage(message: IncomingMessage, replies: MessageRe
 	if (assessment.level === 'none') {
 		const outcome: MessageOutcome = { level: 'none', screened, resources: 'none', aiReply: false };
 		if (aiAllowed) {
-			const turn = await companionTurn({ userId: message.authorId, channelId: message.channelId, guildId: message.guildId, text: message.text }, deps.companion);
+			const turn = await whileTyping(replies, companionTurn({ userId: message.authorId, channelId: message.channelId, guildId: message.guildId, text: message.text }, deps.companion));
 			await replies.answer(turn.reply);
 			if (message.text.trim()) await countConversation(deps, message.authorId, message.guildId);
 			outcome.aiReply = turn.fromAi;

@@ -1,5 +1,6 @@
 import { Listener } from '@sapphire/framework';
 import { RouterRoot, ServerEvent, type ApiRequest, type ApiResponse, type MethodName } from '@sapphire/plugin-api';
+import { sendError } from '../../lib/api/errors.ts';
 
 /**
  * Replaces plugin-api's request listener: the same routing and middlewares, but a found route runs right here instead
@@ -14,6 +15,12 @@ export class PluginServerRequest extends Listener {
 	async run(request: ApiRequest, response: ApiResponse) {
 		const { server, metrics } = this.container;
 		metrics.observeHttp(request, response);
+		// Shutting down (the listening socket is closed): a new request on a kept-alive connection is refused, and the
+		// connection closed, while the requests already in flight finish (src/index.ts, shutdown).
+		if (!server.server.listening) {
+			sendError(response, 503, 'Haven is shutting down; try again shortly', { Connection: 'close', 'Retry-After': '5' });
+			return;
+		}
 		const url = request.url ?? '/';
 		const mark = url.indexOf('?');
 		const parts = RouterRoot.normalize(mark === -1 ? url : url.slice(0, mark));

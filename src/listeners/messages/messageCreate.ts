@@ -55,6 +55,9 @@ export class MessageCreate extends Listener<typeof Events.MessageCreate> {
 					if (!sendable) return;
 					await sendable.send({ content, allowedMentions: ping ? { parse: [], users: [ping] } : NO_MENTIONS });
 				},
+				typing: async () => {
+					await sendable?.sendTyping();
+				},
 				answer: async (content) => {
 					try {
 						if (inGuild) await message.reply({ content, allowedMentions: { parse: [], repliedUser: false } });

@@ -1,0 +1,167 @@
+// SIGTERM to `haven serve` under load: the requests in flight finish (slow AI replies and feedback writes), new
+// connections are refused at once, a new request on a kept-alive connection gets 503 and the connection closed, and
+// the process exits 0 soon after the last answer.
+import assert from 'node:assert/strict';
+import { chmodSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseConfig } from '../../src/lib/config.ts';
+import { Feedback, openDatabase } from '../../src/lib/db/index.ts';
+import { dropDatabase, testEnv } from '../support/env.ts';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
+import { killChildren, serveHaven, until, type HavenProcess } from './support.ts';
+
+const TOKEN = 'sigterm-token-0123456789';
+/** Each AI reply takes this long; Haven runs 4 at a time, so 9 chats take 3 rounds: within the 5 s grace. */
+const SLOW_MS = 1000;
+let openai: FakeOpenAi;
+let env: Record<string, string | undefined>;
+let haven: HavenProcess & { url: string };
+
+before(async () => {
+	openai = await startFakeOpenAi();
+	openai.mode = 'stall';
+	openai.stallMs = SLOW_MS;
+	env = testEnv({
+		API_TOKEN: TOKEN,
+		OPENAI_API_KEY: 'sk-fake',
+		OPENAI_BASE_URL: openai.url,
+		OPENAI_TIMEOUT_MS: '10000',
+		RATE_LIMIT_PER_MINUTE: '100000',
+		RATE_LIMIT_CHAT_PER_MINUTE: '100000',
+		RATE_LIMIT_FEEDBACK_PER_MINUTE: '100000',
+		PURGE_INTERVAL_MS: '0',
+		LOG_LEVEL: 'info'
+	});
+	chmodSync(env.DATA_DIR!, 0o711);
+	haven = await serveHaven(env);
+});
+
+after(async () => {
+	killChildren();
+	await openai?.close();
+	await dropDatabase(env?.DATABASE_URL);
+	if (env?.DATA_DIR) rmSync(env.DATA_DIR, { recursive: true, force: true });
+});
+
+function post(path: string, body: unknown, agent: false = false): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+	const url = new URL(path, haven.url);
+	const data = JSON.stringify(body);
+	return new Promise((resolve, reject) => {
+		const req = http.request(
+			url,
+			{ method: 'POST', agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } },
+			(res) => {
+				let text = '';
+				res.setEncoding('utf8');
+				res.on('data', (chunk) => (text += chunk));
+				res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
+			}
+		);
+		req.on('error', reject);
+		req.end(data);
+	});
+}
+
+/**
+ * A raw kept-alive connection: one slow chat, and as soon as its answer arrives a second request on the same
+ * connection. Resolves with everything the server sent.
+ */
+function keptAlive(url: string): Promise<string> {
+	const { port } = new URL(url);
+	const request = (message: string) => {
+		const body = JSON.stringify({ message });
+		return `POST /v1/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+	};
+	return new Promise((resolve) => {
+		const socket = net.connect(Number(port), '127.0.0.1');
+		let text = '';
+		let second = false;
+		socket.on('data', (chunk) => {
+			text += chunk.toString('utf8');
+			if (!second && /\r\n\r\n\{"reply":"[^"]*"\}/.test(text)) {
+				second = true;
+				socket.write(request('second on the kept-alive connection'));
+			}
+		});
+		socket.on('error', () => undefined);
+		socket.on('close', () => resolve(text));
+		socket.write(request('first on a kept-alive connection'));
+	});
+}
+
+test('SIGTERM under load: in-flight requests finish, new ones are refused, exit 0', async (t) => {
+	// Feedback writers keep going through the signal; each write is either accepted (202, and then stored) or refused.
+	const accepted: string[] = [];
+	const outcomes = new Map<string, number>();
+	let writing = true;
+	let n = 0;
+	const writer = async () => {
+		while (writing) {
+			const message = `written around shutdown ${n++}`;
+			const outcome = await post('/v1/feedback', { userId: '123456789012345678', message }).then(
+				(reply) => String(reply.status),
+				(error: NodeJS.ErrnoException) => error.code ?? 'error'
+			);
+			outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+			if (outcome === '202') accepted.push(message);
+			else await sleep(20);
+		}
+	};
+	const writers = Array.from({ length: 4 }, writer);
+	await until(() => accepted.length >= 20, 'feedback flowing', 10_000);
+	// A kept-alive connection with a slow request of its own in flight, and 8 more slow chats.
+	const onKeptAlive = keptAlive(haven.url);
+	const chats = Array.from({ length: 8 }, (_, i) => post('/v1/chat', { message: `slow question ${i}` }));
+	await until(() => openai.requests.length >= 4, 'the first chats to reach the AI provider', 10_000);
+	await sleep(200); // the rest are received and wait for a slot
+
+	const signalledAt = performance.now();
+	haven.child.kill('SIGTERM');
+	await until(async () => {
+		try {
+			await fetch(`${haven.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+			return false;
+		} catch (error) {
+			return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+		}
+	}, 'new connections to be refused', 5_000);
+
+	const answered = await Promise.all(chats);
+	assert.deepEqual(answered.map((a) => a.status), Array(8).fill(200), 'every in-flight chat finished');
+	assert.ok(answered.every((a) => typeof a.body.reply === 'string' && a.body.reply.length > 0));
+	writing = false;
+	await Promise.all(writers);
+	const refusals = [...outcomes.keys()].filter((outcome) => outcome !== '202');
+	for (const outcome of refusals) assert.match(outcome, /^(503|ECONNREFUSED|ECONNRESET)$/, `outcomes: ${JSON.stringify([...outcomes])}`);
+	assert.ok(outcomes.has('ECONNREFUSED'), 'new connections were refused');
+	// On the kept-alive connection: the slow chat answered 200; the request sent after it, during the shutdown, is
+	// refused with 503 and the connection closed (or, if the server closed the idle connection first, nothing more).
+	const exchange = await onKeptAlive;
+	const responses = exchange.split(/(?=HTTP\/1\.1 )/);
+	assert.match(responses[0]!, /^HTTP\/1\.1 200 OK/);
+	const again = responses[1];
+	if (again !== undefined) {
+		assert.match(again, /^HTTP\/1\.1 503 /);
+		assert.match(again, /\r\nConnection: close\r\n/i);
+		assert.ok(again.endsWith('{"error":"Haven is shutting down; try again shortly"}'), again);
+	}
+
+	assert.equal(await haven.exited, 0, haven.output());
+	const seconds = (performance.now() - signalledAt) / 1000;
+	assert.match(haven.output(), /Haven stopped/);
+	assert.ok(seconds < 10, `exited ${seconds.toFixed(1)} s after SIGTERM`);
+	t.diagnostic(`9 slow chats in flight finished; feedback outcomes ${JSON.stringify(Object.fromEntries(outcomes))}; kept-alive second request: ${again === undefined ? 'connection closed first' : '503 and closed'}; exit 0 after ${seconds.toFixed(1)} s`);
+	assert.doesNotMatch(haven.output(), /ERROR/);
+
+	// Every accepted write is stored.
+	const db = await openDatabase(parseConfig({ ...env, LOG_LEVEL: 'error' }), { info: () => undefined, warn: () => undefined });
+	try {
+		const stored = new Set((await db.orm.em.fork().find(Feedback, {})).map((row) => row.message));
+		for (const message of accepted) assert.ok(stored.has(message), `202 but lost: ${message}`);
+	} finally {
+		await db.close();
+	}
+});

@@ -5,6 +5,7 @@ import { GUILD_ONLY_MESSAGE } from '../../lib/discord/render.ts';
 import { respondSoon, send } from '../../lib/discord/respond.ts';
 import { bitsOf, GUILD_PERMISSIONS, guildDataCounts, guildRecord, missingPermissions, renderGuildContext } from '../../lib/guild-diagnostics.ts';
 import { getGuildSettings } from '../../lib/guild-settings.ts';
+import { botMember } from '../../lib/discord/guilds.ts';
 import { renderGuildSettings } from '../../lib/safety/settings-views.ts';
 
 export const definition: CommandDefinition = {
@@ -29,7 +30,7 @@ export class GuildContextCommand extends HavenCommand {
 				getGuildSettings(em.fork(), guild.id),
 				guildRecord(em.fork(), guild.id),
 				guildDataCounts(em.fork(), guild.id),
-				guild.members.me ? Promise.resolve(guild.members.me) : guild.members.fetchMe()
+				botMember(guild)
 			]);
 			return renderGuildContext({
 				settingsView: renderGuildSettings(settings),

@@ -7,6 +7,7 @@ import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { GUILD_ONLY_MESSAGE } from '../../lib/discord/render.ts';
 import { respondSoon, send } from '../../lib/discord/respond.ts';
 import { bitsOf, CHANNEL_PERMISSIONS, configuredChannels, guildFaults, missingPermissions, renderGuildDebug, type ChannelCheck } from '../../lib/guild-diagnostics.ts';
+import { botMember } from '../../lib/discord/guilds.ts';
 import { getGuildSettings } from '../../lib/guild-settings.ts';
 
 export const definition: CommandDefinition = {
@@ -36,7 +37,7 @@ export class GuildDebugCommand extends HavenCommand {
 			const em = this.em();
 			const [settings, me, postgres] = await Promise.all([
 				getGuildSettings(em.fork(), guild.id),
-				guild.members.me ? Promise.resolve(guild.members.me) : guild.members.fetchMe(),
+				botMember(guild),
 				em
 					.fork()
 					.execute<{ server_version: string }[]>('show server_version')

@@ -6,6 +6,7 @@ import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { GUILD_ONLY_MESSAGE } from '../../lib/discord/render.ts';
 import { respondSoon, send, type View } from '../../lib/discord/respond.ts';
 import { FEATURE_LABELS, FEATURES, getGuildSettings, updateGuildSettings, type Feature, type GuildSettingsPatch } from '../../lib/guild-settings.ts';
+import { botMember } from '../../lib/discord/guilds.ts';
 import { checkAlertRole, checkChannel, renderGuildSettings } from '../../lib/safety/settings-views.ts';
 
 const TEXT_CHANNELS: (ChannelType.GuildText | ChannelType.GuildAnnouncement)[] = [ChannelType.GuildText, ChannelType.GuildAnnouncement];
@@ -157,7 +158,7 @@ export class GuildSettingsCommand extends HavenCommand {
 
 	private async checkChannel(guild: Guild, channelId: string, purpose: 'alerts' | 'checkins'): Promise<Checked> {
 		const channel = guild.channels.cache.get(channelId) ?? (await guild.channels.fetch(channelId).catch(() => null));
-		const me = guild.members.me ?? (await guild.members.fetchMe().catch(() => null));
+		const me = await botMember(guild).catch(() => null);
 		const isTextChannel = channel !== null && channel !== undefined && (TEXT_CHANNELS as ChannelType[]).includes(channel.type);
 		if (!channel || !me || !isTextChannel) return checkChannel({ isTextChannel: false, botPermissions: 0n, everyoneCanView: false, purpose });
 		return checkChannel({
@@ -171,7 +172,7 @@ export class GuildSettingsCommand extends HavenCommand {
 	private async checkRole(guild: Guild, roleId: string): Promise<Checked> {
 		const role = guild.roles.cache.get(roleId) ?? (await guild.roles.fetch(roleId).catch(() => null));
 		if (!role) return { problem: 'That role was not found in this server.', warnings: [] };
-		const me = guild.members.me ?? (await guild.members.fetchMe().catch(() => null));
+		const me = await botMember(guild).catch(() => null);
 		return checkAlertRole({
 			isEveryone: role.id === guild.id,
 			managed: role.managed,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Guild, GuildMember } from 'discord.js';
 
 /**
  * Keeps the `guilds` table's membership columns in line with Discord (settings are never touched): a row per server
@@ -29,4 +30,9 @@ export async function syncGuilds(em: EntityManager, present: readonly string[], 
 	// Snowflakes are digits only, so a PostgreSQL array literal is safe and keeps this one parameter at any size.
 	const ids = `{${present.filter((id) => /^\d+$/.test(id)).join(',')}}`;
 	await em.getConnection().execute('update guilds set left_at = ?, updated_at = ? where left_at is null and not (id = any(?::varchar[]))', [now, now, ids]);
+}
+
+/** Haven's own member in a guild: the cached one, else fetched (member caches are bounded, see client-options.ts). */
+export function botMember(guild: Guild): Promise<GuildMember> {
+	return guild.members.me ? Promise.resolve(guild.members.me) : guild.members.fetchMe();
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -108,6 +108,21 @@ describe('haven serve', () => {
 		const rows = await reopened.orm.em.fork().find(Feedback, {});
 		await reopened.close();
 		assert.deepEqual(rows.map((row) => row.message), ['still here after a restart']);
+	});
+
+	it('starts from a checkout inside a private folder (e.g. /root) and keeps its data there across restarts', async () => {
+		const privateFolder = mkdtempSync(join(tmpdir(), 'haven-private-')); // mode 0700, like /root
+		const env = { DATA_DIR: join(privateFolder, 'data') };
+		const first = await serve(env);
+		assert.equal((await fetch(`${first.url}/healthz`)).status, 200);
+		first.child.kill('SIGTERM');
+		assert.equal(await first.exited, 0);
+		const second = await serve(env);
+		assert.match(second.output(), /Database schema is up to date/, 'the same database, already migrated');
+		second.child.kill('SIGTERM');
+		assert.equal(await second.exited, 0);
+		const moved = /the embedded database lives in (\S+)/.exec(second.output())?.[1];
+		if (moved) rmSync(moved, { recursive: true, force: true });
 	});
 
 	it('refuses a second Haven on the same DATA_DIR while the first runs', async () => {

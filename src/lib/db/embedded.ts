@@ -47,10 +47,10 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
 	claimDataDir(lockFile);
 
 	const runAs = process.getuid?.() === 0 ? await postgresUser() : undefined;
-	if (runAs) letPostgresThrough(dataDir, runAs);
+	const clusterDir = runAs ? reachableClusterDir(dataDir, runAs, log) : dataDir;
 	const bin = await binaries(runAs);
-	const pgdata = join(dataDir, 'postgres');
-	const socketDir = socketDirectory(dataDir);
+	const pgdata = join(clusterDir, 'postgres');
+	const socketDir = socketDirectory(clusterDir);
 	for (const dir of [pgdata, socketDir]) {
 		mkdirSync(dir, { recursive: true, mode: 0o700 });
 		if (runAs) chownSync(dir, runAs.uid, runAs.gid);
@@ -140,12 +140,21 @@ async function binaries(runAs: RunAs | undefined): Promise<Binaries> {
 	return { initdb: join(copy, 'bin', 'initdb'), pg_ctl: join(copy, 'bin', 'pg_ctl') };
 }
 
-/** The postgres user must be able to pass through DATA_DIR (search bit only: it cannot list or read it). */
-function letPostgresThrough(dataDir: string, runAs: RunAs): void {
+/**
+ * Where the cluster lives when PostgreSQL runs as the postgres user: DATA_DIR itself (given the search bit, so the
+ * postgres user can pass through but not list it), unless DATA_DIR sits inside a private folder (e.g. a checkout
+ * under /root). Then a stable folder per DATA_DIR under /var/lib/haven keeps `npm start` working, and data survives.
+ */
+function reachableClusterDir(dataDir: string, runAs: RunAs, log: (message: string) => void): string {
 	chmodSync(dataDir, statSync(dataDir).mode | 0o001);
-	if (!reachableBy(join(dataDir, 'postgres'), runAs)) {
-		throw new Error(`The embedded PostgreSQL runs as the postgres user, which cannot reach ${dataDir}: choose a DATA_DIR outside private folders`);
+	if (reachableBy(join(dataDir, 'postgres'), runAs)) return dataDir;
+	const fallback = join('/var/lib/haven', createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+	mkdirSync(fallback, { recursive: true, mode: 0o755 });
+	if (!reachableBy(join(fallback, 'postgres'), runAs)) {
+		throw new Error(`The embedded PostgreSQL runs as the postgres user, which cannot reach ${dataDir} or ${fallback}: set DATA_DIR outside private folders`);
 	}
+	log(`DATA_DIR ${dataDir} is inside a folder the postgres user cannot enter; the embedded database lives in ${fallback}`);
+	return fallback;
 }
 
 function reachableBy(file: string, runAs: RunAs): boolean {

@@ -1,9 +1,11 @@
 import './lib/setup.ts';
 import { once } from 'node:events';
+import { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { container, SapphireClient } from '@sapphire/framework';
 import { createAi } from './lib/ai/index.ts';
+import { HttpRequest } from './lib/api/http.ts';
 import { configWarnings, type Config } from './lib/config.ts';
 import { createBot } from './lib/discord/bot.ts';
 import { discordClientOptions, dropSapphireRegistration } from './lib/discord/client-options.ts';
@@ -44,7 +46,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 			prefix: '/',
 			origin: config.api.corsOrigin,
 			automaticallyConnect: false,
-			listenOptions: { port: config.api.port, host: config.api.host }
+			listenOptions: { port: config.api.port, host: config.api.host },
+			server: { IncomingMessage: HttpRequest, ServerResponse }
 		}
 	});
 	const log = container.logger;

@@ -1,4 +1,5 @@
-import { Middleware, type ApiRequest } from '@sapphire/plugin-api';
+import { Middleware } from '@sapphire/plugin-api';
+import type { HttpRequest } from '../lib/api/http.ts';
 import { requireBearer } from '../lib/api/auth.ts';
 import { isApiRoute } from '../lib/api/route.ts';
 
@@ -11,7 +12,7 @@ export class BearerMiddleware extends Middleware {
 		super(context, { position: 15 });
 	}
 
-	override run(request: ApiRequest) {
+	override run(request: HttpRequest) {
 		if (!isApiRoute(request.route)) return;
 		const { auth } = request.route.doc;
 		if (!auth) return;

@@ -1,6 +1,8 @@
-import { Middleware, type ApiRequest } from '@sapphire/plugin-api';
+import { Middleware } from '@sapphire/plugin-api';
+import type { z } from 'zod';
+import type { HttpRequest } from '../lib/api/http.ts';
 import { readJsonBody, validate } from '../lib/api/body.ts';
-import { isApiRoute, setInput } from '../lib/api/route.ts';
+import { isApiRoute } from '../lib/api/route.ts';
 import { MAX_BODY_BYTES } from '../lib/api/schemas.ts';
 
 /**
@@ -13,11 +15,16 @@ export class BodyMiddleware extends Middleware {
 		super(context, { position: 20 });
 	}
 
-	override async run(request: ApiRequest) {
+	// Not async itself: a route without input (most GETs) passes without a promise.
+	override run(request: HttpRequest) {
 		const route = request.route;
-		if (!isApiRoute(route) || (!route.doc.body && !route.doc.query)) return;
-		const query = route.doc.query ? validate(route.doc.query, request.query, 'query') : undefined;
-		const body = route.doc.body ? validate(route.doc.body, await readJsonBody(request, MAX_BODY_BYTES), 'body') : undefined;
-		setInput(request, { body, query });
+		if (!isApiRoute(route)) return;
+		const { body, query } = route.doc;
+		if (query) request.input = { query: validate(query, request.query, 'query') };
+		if (body) return this.#readBody(request, body);
+	}
+
+	async #readBody(request: HttpRequest, schema: z.ZodType) {
+		request.input = { ...request.input, body: validate(schema, await readJsonBody(request, MAX_BODY_BYTES), 'body') };
 	}
 }

@@ -1,4 +1,5 @@
-import { Middleware, type ApiRequest, type ApiResponse } from '@sapphire/plugin-api';
+import { Middleware } from '@sapphire/plugin-api';
+import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
 
 /**
  * Replaces plugin-api's `headers` middleware, which ends unknown paths and wrong methods with an empty body
@@ -10,7 +11,7 @@ export class HeadersMiddleware extends Middleware {
 		super(context, { name: 'headers', position: 10 });
 	}
 
-	override run(request: ApiRequest, response: ApiResponse) {
+	override run(request: HttpRequest, response: HttpResponse) {
 		response.setHeader('Access-Control-Allow-Origin', this.container.config.api.corsOrigin);
 		response.setHeader('Vary', 'Origin');
 		response.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset');

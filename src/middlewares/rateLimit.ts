@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
-import { Middleware, type ApiRequest, type ApiResponse } from '@sapphire/plugin-api';
+import { Middleware } from '@sapphire/plugin-api';
+import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
 import { clientIp, proxyTrust, rateLimitKey, type ProxyTrust } from '../lib/api/client-ip.ts';
 import { HttpError } from '../lib/api/errors.ts';
 import { FixedWindowLimiter, rateLimitHeaders, tightest } from '../lib/api/rate-limit.ts';
@@ -30,7 +31,7 @@ export class RateLimitMiddleware extends Middleware {
 		};
 	}
 
-	override run(request: ApiRequest, response: ApiResponse) {
+	override run(request: HttpRequest, response: HttpResponse) {
 		const key = this.#key(request);
 		let decision = this.#all.take(key);
 		const limit = isApiRoute(request.route) ? request.route.doc.limit : undefined;
@@ -44,7 +45,7 @@ export class RateLimitMiddleware extends Middleware {
 		}
 	}
 
-	#key(request: ApiRequest): string {
+	#key(request: HttpRequest): string {
 		if (this.#trust) return rateLimitKey(clientIp(request.socket.remoteAddress, request.headers['x-forwarded-for'], this.#trust));
 		let key = this.#socketKeys.get(request.socket);
 		if (key === undefined) this.#socketKeys.set(request.socket, (key = rateLimitKey(clientIp(request.socket.remoteAddress, undefined, false))));

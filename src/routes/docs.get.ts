@@ -1,6 +1,7 @@
 import type { Route } from '@sapphire/plugin-api';
 import { DOCS_PAGE, docsCsp } from '../lib/api/docs.ts';
 import { ApiRoute } from '../lib/api/route.ts';
+import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
 
 export class DocsRoute extends ApiRoute {
 	constructor(context: Route.LoaderContext) {
@@ -14,7 +15,7 @@ export class DocsRoute extends ApiRoute {
 		});
 	}
 
-	run(_request: Route.Request, response: Route.Response) {
+	run(_request: HttpRequest, response: HttpResponse) {
 		const botApi = this.container.config.status.botApiUrl;
 		response.writeHead(200, {
 			'Content-Type': 'text/html; charset=utf-8',

@@ -2,6 +2,7 @@ import type { Route } from '@sapphire/plugin-api';
 import { ApiRoute } from '../lib/api/route.ts';
 import { sendJson } from '../lib/api/respond.ts';
 import { Health } from '../lib/api/schemas.ts';
+import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
 
 /** Liveness: answers without touching the database, so a database outage does not restart the process. */
 export class HealthRoute extends ApiRoute {
@@ -16,7 +17,7 @@ export class HealthRoute extends ApiRoute {
 		});
 	}
 
-	run(_request: Route.Request, response: Route.Response) {
+	run(_request: HttpRequest, response: HttpResponse) {
 		sendJson(response, 200, { status: 'ok' });
 	}
 }

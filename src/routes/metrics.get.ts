@@ -1,5 +1,6 @@
 import type { Route } from '@sapphire/plugin-api';
 import { ApiRoute } from '../lib/api/route.ts';
+import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
 
 /**
  * Prometheus metrics (src/lib/metrics.ts; README "Metrics"). For operators, not part of the public API: left out of
@@ -18,7 +19,7 @@ export class MetricsRoute extends ApiRoute {
 		});
 	}
 
-	async run(_request: Route.Request, response: Route.Response) {
+	async run(_request: HttpRequest, response: HttpResponse) {
 		const { metrics } = this.container;
 		const body = await metrics.text();
 		response.writeHead(200, { 'Content-Type': metrics.contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });

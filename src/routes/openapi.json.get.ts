@@ -2,6 +2,7 @@ import type { Route } from '@sapphire/plugin-api';
 import { buildOpenApiDocument } from '../lib/api/openapi.ts';
 import { ApiRoute } from '../lib/api/route.ts';
 import { sendJson } from '../lib/api/respond.ts';
+import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
 
 /** The OpenAPI 3.1 document, generated from the loaded route pieces and their zod schemas. */
 export class OpenApiRoute extends ApiRoute {
@@ -17,7 +18,7 @@ export class OpenApiRoute extends ApiRoute {
 		});
 	}
 
-	run(_request: Route.Request, response: Route.Response) {
+	run(_request: HttpRequest, response: HttpResponse) {
 		const { stores, version, config } = this.container;
 		this.#document ??= buildOpenApiDocument(stores.get('routes').values(), { version, serverUrl: config.status.botApiUrl });
 		sendJson(response, 200, this.#document, { 'Cache-Control': 'no-cache' });

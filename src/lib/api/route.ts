@@ -1,5 +1,6 @@
 import { Route } from '@sapphire/plugin-api';
 import type { z } from 'zod';
+import type { HttpRequest, HttpResponse } from './http.ts';
 
 /** Named per-route rate limits, on top of the limit every request counts against (see `rate-limit.ts`). */
 export type RouteLimit = 'chat' | 'feedback';
@@ -37,18 +38,6 @@ export interface RouteDoc<Body = unknown, Query = unknown> {
 	hidden?: boolean;
 }
 
-interface Input {
-	body?: unknown;
-	query?: unknown;
-}
-
-const inputs = new WeakMap<Route.Request, Input>();
-
-/** Stores what the `body` middleware validated, for the route to read. */
-export function setInput(request: Route.Request, input: Input): void {
-	inputs.set(request, input);
-}
-
 export interface ApiRouteOptions<Body, Query> extends Route.Options {
 	doc: RouteDoc<Body, Query>;
 }
@@ -59,12 +48,14 @@ export abstract class ApiRoute<Body = never, Query = never> extends Route<ApiRou
 		return this.options.doc;
 	}
 
-	protected body(request: Route.Request): Body {
-		return inputs.get(request)?.body as Body;
+	abstract override run(request: HttpRequest, response: HttpResponse): unknown;
+
+	protected body(request: HttpRequest): Body {
+		return request.input?.body as Body;
 	}
 
-	protected query(request: Route.Request): Query {
-		return inputs.get(request)?.query as Query;
+	protected query(request: HttpRequest): Query {
+		return request.input?.query as Query;
 	}
 }
 

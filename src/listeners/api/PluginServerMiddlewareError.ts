@@ -1,6 +1,7 @@
 import { Listener } from '@sapphire/framework';
-import { ServerEvent, type ApiRequest, type ApiResponse } from '@sapphire/plugin-api';
+import { ServerEvent } from '@sapphire/plugin-api';
 import { sendFailure } from '../../lib/api/errors.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
 
 /** Replaces plugin-api's listener of the same name, which answers 500 with the raw error message. */
 export class PluginServerMiddlewareError extends Listener {
@@ -8,7 +9,7 @@ export class PluginServerMiddlewareError extends Listener {
 		super(context, { emitter: 'server', event: ServerEvent.MiddlewareError });
 	}
 
-	run(error: unknown, _request: ApiRequest, response: ApiResponse) {
+	run(error: unknown, _request: HttpRequest, response: HttpResponse) {
 		sendFailure(response, error, (message) => this.container.logger.error(message));
 	}
 }

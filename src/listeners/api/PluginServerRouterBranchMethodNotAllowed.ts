@@ -1,13 +1,14 @@
 import { Listener } from '@sapphire/framework';
-import { ServerEvent, type ApiRequest, type ApiResponse, type RouterBranch } from '@sapphire/plugin-api';
+import { ServerEvent, type RouterBranch } from '@sapphire/plugin-api';
 import { sendError } from '../../lib/api/errors.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
 
 export class PluginServerRouterBranchMethodNotAllowed extends Listener {
 	constructor(context: Listener.LoaderContext) {
 		super(context, { emitter: 'server', event: ServerEvent.RouterBranchMethodNotAllowed });
 	}
 
-	run(request: ApiRequest, response: ApiResponse, branch: RouterBranch) {
+	run(request: HttpRequest, response: HttpResponse, branch: RouterBranch) {
 		const allowed = branch.node ? [...branch.node.methods()].join(', ') : '';
 		// A folder of routes (e.g. `/v1`) is a branch without methods of its own: there is nothing here.
 		if (!allowed) sendError(response, 404, 'Not found');

@@ -7,6 +7,7 @@ import { ChatRequest, ChatResponse, ErrorBody } from '../../lib/api/schemas.ts';
 import { renderCrisisReply } from '../../lib/crisis/resources.ts';
 import { screen } from '../../lib/crisis/screen.ts';
 import { countCrisisScreen } from '../../lib/metrics.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
 
 export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
 	constructor(context: Route.LoaderContext) {
@@ -28,7 +29,7 @@ export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
 		});
 	}
 
-	async run(request: Route.Request, response: Route.Response) {
+	async run(request: HttpRequest, response: HttpResponse) {
 		const { ai, db, logger } = this.container;
 		const reply = await answerChat(this.body(request).message, {
 			ai,

@@ -4,6 +4,7 @@ import { submitFeedback } from '../../lib/feedback.ts';
 import { ApiRoute } from '../../lib/api/route.ts';
 import { sendJson } from '../../lib/api/respond.ts';
 import { FeedbackRequest, FeedbackResponse } from '../../lib/api/schemas.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
 
 export class FeedbackRoute extends ApiRoute<z.output<typeof FeedbackRequest>> {
 	constructor(context: Route.LoaderContext) {
@@ -22,7 +23,7 @@ export class FeedbackRoute extends ApiRoute<z.output<typeof FeedbackRequest>> {
 		});
 	}
 
-	async run(request: Route.Request, response: Route.Response) {
+	async run(request: HttpRequest, response: HttpResponse) {
 		const { userId, message } = this.body(request);
 		await submitFeedback(this.container.db.orm.em.fork(), { userId, message, source: 'api' });
 		sendJson(response, 202, { status: 'received' });

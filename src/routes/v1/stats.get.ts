@@ -2,6 +2,7 @@ import type { Route } from '@sapphire/plugin-api';
 import { ApiRoute } from '../../lib/api/route.ts';
 import { sendJson } from '../../lib/api/respond.ts';
 import { Stats } from '../../lib/api/schemas.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
 
 export class StatsRoute extends ApiRoute {
 	constructor(context: Route.LoaderContext) {
@@ -17,7 +18,7 @@ export class StatsRoute extends ApiRoute {
 		});
 	}
 
-	async run(_request: Route.Request, response: Route.Response) {
+	async run(_request: HttpRequest, response: HttpResponse) {
 		sendJson(response, 200, await this.container.stats.read());
 	}
 }

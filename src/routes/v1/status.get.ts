@@ -3,6 +3,7 @@ import { ApiRoute } from '../../lib/api/route.ts';
 import { sendJson } from '../../lib/api/respond.ts';
 import { Status } from '../../lib/api/schemas.ts';
 import { currentStatus } from '../../lib/status.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
 
 export class StatusRoute extends ApiRoute {
 	constructor(context: Route.LoaderContext) {
@@ -18,7 +19,7 @@ export class StatusRoute extends ApiRoute {
 		});
 	}
 
-	async run(_request: Route.Request, response: Route.Response) {
+	async run(_request: HttpRequest, response: HttpResponse) {
 		sendJson(response, 200, await currentStatus());
 	}
 }

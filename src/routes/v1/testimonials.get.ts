@@ -4,6 +4,7 @@ import { listTestimonials } from '../../lib/feedback.ts';
 import { ApiRoute } from '../../lib/api/route.ts';
 import { sendJson } from '../../lib/api/respond.ts';
 import { Testimonials, TestimonialsQuery } from '../../lib/api/schemas.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
 
 export class TestimonialsRoute extends ApiRoute<never, z.output<typeof TestimonialsQuery>> {
 	constructor(context: Route.LoaderContext) {
@@ -19,7 +20,7 @@ export class TestimonialsRoute extends ApiRoute<never, z.output<typeof Testimoni
 		});
 	}
 
-	async run(request: Route.Request, response: Route.Response) {
+	async run(request: HttpRequest, response: HttpResponse) {
 		const { limit } = this.query(request);
 		sendJson(response, 200, await listTestimonials(this.container.db.orm.em.fork(), limit));
 	}

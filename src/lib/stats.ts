@@ -32,11 +32,17 @@ export async function countActiveGuilds(em: EntityManager): Promise<number> {
 	return Number(row?.count ?? 0);
 }
 
+/** A memoised load: `get` as described at `staleWhileRevalidate`; `peek` the same without waiting (undefined before the first load). */
+export interface Cached<T> {
+	(): Promise<T>;
+	peek(): T | undefined;
+}
+
 /**
  * Memoises `load` for `ttlMs`. Once a value exists, an expired value is still returned while one refresh runs in the
  * background (a failed refresh keeps the old value and retries on a later call); before that, callers share one load.
  */
-export function staleWhileRevalidate<T>(load: () => Promise<T>, ttlMs: number, now: () => number = Date.now): () => Promise<T> {
+export function staleWhileRevalidate<T>(load: () => Promise<T>, ttlMs: number, now: () => number = Date.now): Cached<T> {
 	let value: { data: T; at: number } | undefined;
 	let pending: Promise<T> | undefined;
 	const refresh = () =>
@@ -51,15 +57,17 @@ export function staleWhileRevalidate<T>(load: () => Promise<T>, ttlMs: number, n
 				throw error;
 			}
 		));
-	return async () => {
-		if (!value) return refresh();
-		if (now() - value.at >= ttlMs) refresh().catch(() => undefined);
-		return value.data;
+	const peek = () => {
+		if (value && now() - value.at >= ttlMs) refresh().catch(() => undefined);
+		return value?.data;
 	};
+	return Object.assign(async () => peek() ?? refresh(), { peek });
 }
 
 export interface StatsSource {
 	read(): Promise<StatsBody>;
+	/** The stats at once when they are cached (refreshing them in the background when stale), else undefined. */
+	peek(): StatsBody | undefined;
 	guilds(): Promise<number>;
 }
 
@@ -76,13 +84,25 @@ export interface StatsOptions {
 export function createStats({ orm, liveGuilds, guildTtlMs = GUILD_COUNT_TTL_MS, countersTtlMs = 0, now }: StatsOptions): StatsSource {
 	const storedGuilds = staleWhileRevalidate(() => countActiveGuilds(orm.em.fork()), guildTtlMs, now);
 	const load = () => readCounters(orm.em.fork());
-	const counters = countersTtlMs > 0 ? staleWhileRevalidate(load, countersTtlMs, now) : load;
+	const counters = countersTtlMs > 0 ? staleWhileRevalidate(load, countersTtlMs, now) : Object.assign(load, { peek: () => undefined });
 	const guilds = async () => liveGuilds() ?? (await storedGuilds());
+	const body = (totals: Record<CounterName, number>, guildCount: number): StatsBody => ({
+		users: totals.users,
+		guilds: guildCount,
+		conversations: totals.conversations,
+		moodCheckIns: totals.moodCheckIns,
+		crisisEvents: totals.crisisEvents
+	});
 	return {
 		guilds,
 		async read() {
 			const [totals, guildCount] = await Promise.all([counters(), guilds()]);
-			return { users: totals.users, guilds: guildCount, conversations: totals.conversations, moodCheckIns: totals.moodCheckIns, crisisEvents: totals.crisisEvents };
+			return body(totals, guildCount);
+		},
+		peek() {
+			const totals = counters.peek();
+			const guildCount = totals && (liveGuilds() ?? storedGuilds.peek());
+			return totals && guildCount !== undefined ? body(totals, guildCount) : undefined;
 		}
 	};
 }

@@ -230,9 +230,14 @@ describe('staleWhileRevalidate', () => {
 			if (fail) throw new Error('down');
 			return loads;
 		}, 1_000, () => now);
+		assert.equal(get.peek(), undefined, 'nothing to peek at before the first load');
+		assert.equal(loads, 0, 'peeking does not load');
 		assert.deepEqual(await Promise.all([get(), get(), get()]), [1, 1, 1]);
 		assert.equal(loads, 1);
+		assert.equal(get.peek(), 1);
 		now = 1_000;
+		assert.equal(get.peek(), 1, 'stale while refreshing');
+		assert.equal(loads, 2, 'a stale peek starts the refresh');
 		assert.equal(await get(), 1, 'stale while refreshing');
 		await new Promise((resolve) => setImmediate(resolve));
 		assert.equal(await get(), 2);

@@ -53,7 +53,8 @@ export class PluginServerRequest extends Listener {
 		else if (route === null) emit(ServerEvent.RouterBranchMethodNotAllowed, request, response, branch);
 		else {
 			try {
-				await route.run(apiRequest, apiResponse);
+				const result = route.run(apiRequest, apiResponse);
+				if (result instanceof Promise) await result;
 			} catch (error) {
 				emit(ServerEvent.RouteError, error as Error, request, response);
 			}

@@ -18,7 +18,11 @@ export class StatsRoute extends ApiRoute {
 		});
 	}
 
-	async run(_request: HttpRequest, response: HttpResponse) {
-		sendJson(response, 200, await this.container.stats.read());
+	run(_request: HttpRequest, response: HttpResponse) {
+		// Cached (the usual case): answered at once, without a promise.
+		const { stats } = this.container;
+		const cached = stats.peek();
+		if (cached) sendJson(response, 200, cached);
+		else return stats.read().then((body) => sendJson(response, 200, body));
 	}
 }

@@ -215,7 +215,7 @@ export function renderCrisisReply(assessment: Assessment, country?: string | nul
 		head.push(
 			"I'm really glad you told me. What you're going through sounds incredibly painful, and you deserve support right now.",
 			'',
-			`Please reach out to one of these free, confidential lines ${where(r)}. They are there to listen:`,
+			`Please reach out to one of these confidential lines ${where(r)}. They are there to listen:`,
 		);
 	} else if (assessment.level === 'concern') {
 		head.push(
@@ -224,7 +224,7 @@ export function renderCrisisReply(assessment: Assessment, country?: string | nul
 			`If you're having thoughts of ending your life or hurting yourself, these people ${where(r)} are there to listen:`,
 		);
 	} else {
-		head.push(`If you ever need someone to talk to, these services ${where(r)} are free and confidential:`);
+		head.push(`If you ever need someone to talk to, these confidential services ${where(r)} are there to listen:`);
 	}
 	if (!imminent && levelRank(assessment.level) >= levelRank('concern')) tail.push(`In an emergency, call ${emergency}.`);
 	tail.push("You matter, and you don't have to go through this alone.");
@@ -234,5 +234,5 @@ export function renderCrisisReply(assessment: Assessment, country?: string | nul
 /** `/crisis` without a message: the country's resources and emergency number. */
 export function renderResourcesOnly(country?: string | null): string {
 	const r = resourcesFor(country);
-	return assemble([`**Crisis support ${where(r)}**: free and confidential.`], r, [`In an emergency, call ${emergencyWords(r)}.`]);
+	return assemble([`**Crisis support ${where(r)}**: confidential, and most lines are free.`], r, [`In an emergency, call ${emergencyWords(r)}.`]);
 }

@@ -4,6 +4,8 @@ import { compileLexicons, findMatches, prepare } from '../../src/lib/crisis/engi
 
 const lexicon = (signals: unknown[], extra: Record<string, unknown> = {}) => ({ lang: 'xx', classes: { ME: ['myself', 'my self'] }, signals, ...extra });
 const ids = (c: ReturnType<typeof compileLexicons>, text: string) => findMatches(c, prepare(c, text)).map((m) => `${m.phrase.id}@${m.start}-${m.end}`);
+const withGaps = (c: ReturnType<typeof compileLexicons>, text: string) =>
+	findMatches(c, prepare(c, text)).map((m) => `${m.phrase.id}@${m.start}-${m.end}[${m.gaps.join(',')}]`);
 
 describe('the phrase engine', () => {
 	it('matches words, alternatives, classes, optional words, gaps and prefixes', () => {
@@ -28,6 +30,43 @@ describe('the phrase engine', () => {
 		assert.deepEqual(ids(c, 'will take them'), ['xx.w@0-3']);
 		assert.deepEqual(ids(c, 'she will take them'), []);
 		assert.throws(() => compileLexicons([lexicon([{ id: 'w', cat: 'distress', level: 'concern', p: ['^abc* x'] }])]), /"\^" and "\*"/);
+	});
+
+	it('finds the first match in lexicon order: options in order, a class of classes as its options in order', () => {
+		const c = compileLexicons([
+			lexicon([{ id: 'f', cat: 'distress', level: 'concern', p: ['(go|go on) ~1 home', '@OUTER ~1 x'] }], {
+				classes: { ME: ['myself'], INNER: ['a', 'a b'], OUTER: ['@INNER', 'c'] },
+			}),
+		]);
+		// "go" then a gap of one word comes before "go on" with no gap, "a" before "a b".
+		assert.deepEqual(withGaps(c, 'go on home'), ['xx.f@0-3[1]']);
+		assert.deepEqual(withGaps(c, 'a b x'), ['xx.f@0-3[1]']);
+		assert.deepEqual(withGaps(c, 'c x'), ['xx.f@0-2[]']);
+	});
+
+	it('a failure remembered from one start does not hide a match from the next', () => {
+		const c = compileLexicons([lexicon([{ id: 'f', cat: 'distress', level: 'concern', p: ['x ~1 y'] }])]);
+		assert.deepEqual(withGaps(c, 'x x x y'), ['xx.f@1-4[2]', 'xx.f@2-4[]']);
+	});
+
+	it('"~~" reaches into the next sentence only; a phrase needs all its words in its sentence', () => {
+		const c = compileLexicons([lexicon([{ id: 'f', cat: 'distress', level: 'concern', p: ['bye ~~2 now', 'sad ~3 today'] }])]);
+		assert.deepEqual(ids(c, 'bye. now'), ['xx.f@0-2']);
+		assert.deepEqual(ids(c, 'bye. ok now'), ['xx.f@0-3']);
+		assert.deepEqual(ids(c, 'bye. ok. now'), []);
+		assert.deepEqual(ids(c, 'sad today'), ['xx.f@0-2']);
+		assert.deepEqual(ids(c, 'sad. today'), []);
+	});
+
+	it('a long message (its candidates remembered per word) finds what each of its sentences finds alone', () => {
+		const c = compileLexicons([lexicon([{ id: 'f', cat: 'distress', level: 'concern', p: ['(go|go on) ~1 home', 'hurt @ME'] }])]);
+		const sentence = 'go on home and hurt my self';
+		const size = prepare(c, sentence).length;
+		const copies = 20;
+		assert.ok(size * copies > 64);
+		const shifted = (by: number) => withGaps(c, sentence).map((m) => m.replace(/\d+/g, (n) => String(Number(n) + by)));
+		const expected = Array.from({ length: copies }, (_, k) => shifted(k * size)).flat();
+		assert.deepEqual(withGaps(c, Array.from({ length: copies }, () => sentence).join('. ')), expected);
 	});
 
 	it('rejects malformed lexicons with a clear message', () => {

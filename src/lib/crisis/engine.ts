@@ -10,12 +10,18 @@
  *   ~N            up to N other words (same sentence; never a negation or another person, checked by the screen)
  *   ~~N           the same, but may cross one sentence boundary ("i love you all. goodbye")
  *   <big>         a number of 10 or more          <num>  any number       <year>  1900-2099
- * Matching is a bounded depth-first search from indexed first words: no regular expressions, a step budget per
- * attempt, so the cost is linear in the input whatever it holds. Speed: words become numbers once (`wordIds`), so
- * the indexes are arrays; a phrase is tried only where its first word is and when one of its rarest words (anchors)
- * is in the message; signals are matched first and markers only if some signal matched (most messages stop there);
- * a repeated word is read, corrected and looked up once (its tokens share a `WordCache`); in a long message, where a
- * class such as @GOING ends from a position is found once and shared by every phrase that starts with it.
+ * Matching: each pattern is compiled into a graph of steps (see Step: a class is copied in place, an option that is
+ * only another class is replaced by its options) and searched depth-first in lexicon order from the tokens where its
+ * first word is; the first path that completes is the match (its end and gaps). No regular expressions. Whether the
+ * rest of a pattern matches from a step and a token depends only on them (and where the sentence ends), so a failure
+ * there is remembered for the rest of the scan (several ways to the same token, several starts: one search of what
+ * follows), and a step budget bounds each attempt: the cost is linear in the input whatever it holds.
+ * Speed: words become numbers once (`wordIds`), with a bit each for quick set tests; a phrase is tried only where its
+ * first word is, when one of its rarest words (anchors) is in the message, when its sentence holds a word for each of
+ * its mandatory elements (`needs`) and when the next token can follow its first word (`follow`; an option of an
+ * alternative likewise); signals are matched first and markers only if some signal matched (most messages stop
+ * there); a repeated word is read, corrected and looked up once (its tokens share a `WordCache`). A 4,000-character
+ * adversarial message takes about 0.4 ms on a slow core, a typical message a few tens of µs (bench/screen.ts).
  */
 import type { CrisisCategory, CrisisLevel } from './types.ts';
 import { CATEGORIES, isCrisisLevel } from './types.ts';
@@ -64,25 +70,13 @@ type Test = { t: 'x'; key: string; lit: string; loose: boolean; start: boolean }
 interface Options {
 	list: El[][];
 	first: Map<string, number[]>;
-	/** The same by word id (filled in once the vocabulary is complete): what the matcher uses. */
-	firstIds: Map<number, number[]>;
+	/** The same by word id (filled in once the vocabulary is complete): the ids in ascending order, their options and `open`. */
+	firstWords: Int32Array;
+	firstLists: number[][];
 	/** Options that start with a prefix, a number or an optional element: always tried. */
 	open: number[];
-	/** Some option is longer than one word (else the matcher tries each option's word in place). */
-	deep: boolean;
-	/**
-	 * In a long message, where such an alternative (a class like @GOING, which starts many phrases) ends from each
-	 * position: found once, reused by every phrase that reaches the same position (valid while `memoStamp` is the
-	 * scan's; `memoScope` is the sentence or clause scope it was found in).
-	 */
-	memoStamp: number;
-	memo: (Span[] | null | undefined)[] | null;
-	memoScope: number[] | null;
-}
-/** One way an alternative matches from a position: where it ends and the tokens its gaps skipped. */
-interface Span {
-	end: number;
-	gaps: number[];
+	/** The bits of the word ids in `firstWords` (see Token.idBits). */
+	firstBits: number;
 }
 type El = { k: 'w'; tests: Test[]; opt: boolean } | { k: 'alt'; opts: Options; opt: boolean } | { k: 'gap'; max: number };
 
@@ -94,20 +88,38 @@ export interface Phrase {
 	kind: string;
 	signal: SignalSpec | null;
 	els: El[];
+	/** The pattern compiled for matching (see Step). */
+	steps: Step;
 	/** Has a `~~` gap: may span two sentences. */
 	cross: boolean;
-	/** Per-call marks: tried at this token already / active in this message. */
+	/** Per-call marks: tried at this token already / active in this message (and its rank among the active ones). */
 	stamp: number;
 	active: number;
+	rank: number;
 	serial: number;
 	/** A marker that needs no more than one match per clause. */
 	once: boolean;
+	/** A signal that counts only in a message of a few words (SignalSpec.bare). */
+	bare: boolean;
 	lastClause: number;
 	/** What its first word can be: skeletons (and their word ids), three-letter prefixes of prefix tests, or any number. */
 	firstKeys: string[];
 	firstIds: number[];
 	firstPrefixes: string[];
 	firstNumber: boolean;
+	/**
+	 * By the word id of its first token, the word ids its second token may have (null: any, after a gap or at the end);
+	 * null when its first word is not always a plain word. Most phrases tried at a token fail on the next one.
+	 */
+	follow: Map<number, Words | null> | null;
+	/**
+	 * For each of its mandatory elements, the word ids that can start it (fewest first): a phrase can match only in a
+	 * sentence that holds one of each. Checked once per sentence (`checkedIn`, the sentence's mark, and `possible`);
+	 * null for a phrase that may span two sentences.
+	 */
+	needs: (readonly number[])[] | null;
+	checkedIn: number;
+	possible: boolean;
 }
 
 export interface Match {
@@ -116,7 +128,7 @@ export interface Match {
 	/** Exclusive. */
 	end: number;
 	/** Indices of tokens skipped by gaps. */
-	gaps: number[];
+	gaps: readonly number[];
 }
 
 export interface ScanSets {
@@ -131,7 +143,12 @@ export interface ScanSets {
 	 */
 	coord: Set<string>;
 	subjects: Set<string>;
+	/** For each word of these sets, the sets it is in (bits, see SCAN_ROLES): one lookup for all of them. */
+	roles: Map<string, number>;
 }
+
+/** The bit of each set of ScanSets in ScanSets.roles. */
+export const SCAN_ROLES = { negators: 1, self: 2, other: 4, transparent: 8, coord: 16, subjects: 32 } as const;
 
 /** Where phrases are looked up. Signals and markers have one each: a message in which no signal matches needs no marker. */
 export interface PhraseIndex {
@@ -156,6 +173,8 @@ export interface Compiled {
 	vocab: Set<string>;
 	/** A number for each of them: tokens carry their words' numbers, and the indexes are arrays. */
 	wordIds: Map<string, number>;
+	/** For each word id, the mark of the last sentence it was seen in (see Phrase.needs; marks grow past 2^31). */
+	seenIn: Float64Array;
 	/** Every prefix of those skeletons: two words written together can be a lexicon word only if the first is one. */
 	vocabPrefixes: Set<string>;
 	scanWords: Set<string>;
@@ -267,7 +286,7 @@ function parsePattern(source: string, cx: FileContext, depth = 0): El[] {
 			if (!opts) {
 				const members = cx.classes[name];
 				if (!Array.isArray(members) || members.length === 0) throw new LexiconError(`${cx.where}: unknown class @${name}`);
-				cx.compiled.set(name, { list: [], first: new Map(), firstIds: new Map(), open: [], deep: false, memoStamp: -1, memo: null, memoScope: null });
+				cx.compiled.set(name, { list: [], first: new Map(), firstWords: NO_WORD_IDS, firstLists: [], open: [], firstBits: 0 });
 				opts = indexOptions(
 					members.map((m) => parsePattern(m, cx, depth + 1)),
 					`${cx.where} @${name}`,
@@ -343,8 +362,7 @@ function anchorsOf(els: El[], stop: Set<string>): Set<string> | null {
 }
 
 function indexOptions(list: El[][], where: string): Options {
-	const deep = list.some((els) => els.length !== 1 || els[0]!.k !== 'w' || els[0]!.opt);
-	const options: Options = { list, first: new Map(), firstIds: new Map(), open: [], deep, memoStamp: -1, memo: null, memoScope: null };
+	const options: Options = { list, first: new Map(), firstWords: NO_WORD_IDS, firstLists: [], open: [], firstBits: 0 };
 	list.forEach((els, i) => {
 		const first = firstTests(els, where);
 		if (first.nullable || first.tests.some((t) => t.t !== 'x')) options.open.push(i);
@@ -437,6 +455,7 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 		markers: { exact: [], prefix: new Map(), numeric: [], anchors: [], unanchored: [] },
 		vocab: new Set(),
 		wordIds: new Map(),
+		seenIn: new Float64Array(0),
 		vocabPrefixes: new Set(),
 		scanWords: new Set(),
 		rawVocab: new Set(['i', 'a', 'to', 'my', 'me', 'so']),
@@ -467,9 +486,15 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 		const scan = (file.scan ?? {}) as Record<string, unknown>;
 		const set = (name: string): Set<string> =>
 			new Set(asStrings(scan[name] ?? [], `${cx.where} scan.${name}`).map((w) => skeleton(normalizeWord(w, cx.where))));
-		const sets = { negators: set('negators'), self: set('self'), other: set('other'), transparent: set('transparent'), coord: set('coord'), subjects: set('subjects') };
-		c.scan.set(lang, sets);
-		for (const words of Object.values(sets)) for (const w of words) c.scanWords.add(w);
+		const named = { negators: set('negators'), self: set('self'), other: set('other'), transparent: set('transparent'), coord: set('coord'), subjects: set('subjects') };
+		const roles = new Map<string, number>();
+		for (const [name, words] of Object.entries(named)) {
+			for (const w of words) {
+				roles.set(w, (roles.get(w) ?? 0) | SCAN_ROLES[name as keyof typeof SCAN_ROLES]);
+				c.scanWords.add(w);
+			}
+		}
+		c.scan.set(lang, { ...named, roles });
 
 		const add = (kind: string, id: string, signal: SignalSpec | null, pattern: string): void => {
 			const where = `${cx.where} ${id}`;
@@ -480,16 +505,23 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 				kind,
 				signal,
 				els,
+				steps: END_STEP,
 				cross: pattern.includes('~~'),
 				stamp: -1,
 				active: -1,
+				rank: 0,
 				serial: c.phrases.length,
 				once: signal === null && !POSITIONAL_MARKERS.has(kind),
+				bare: signal?.bare === true,
 				lastClause: -1,
 				firstKeys: [],
 				firstIds: [],
 				firstPrefixes: [],
 				firstNumber: false,
+				follow: null,
+				needs: null,
+				checkedIn: -1,
+				possible: false,
 			};
 			const ix = signal ? c.signals : c.markers;
 			const anchor = anchorsOf(els, stop);
@@ -565,16 +597,26 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 		for (const el of els) {
 			if (el.k !== 'alt' || visited.has(el.opts)) continue;
 			visited.add(el.opts);
-			for (const [key, list] of el.opts.first) el.opts.firstIds.set(c.wordIds.get(key)!, list);
+			indexById(el.opts, c.wordIds);
 			for (const opt of el.opts.list) visit(opt);
 		}
 	};
+	const linked = new Set<Step>();
+	const wordsAfter = new Map<Step, Words | null>();
+	const flat = new Map<Options, Options>();
 	for (const p of c.phrases) {
 		visit(p.els);
+		p.steps = compileSteps(p.els, END_STEP, (opts) => flatten(opts, flat, c.wordIds));
 		p.firstIds = p.firstKeys.map((key) => c.wordIds.get(key)!);
+		p.follow = followOf(p.steps, c.wordIds);
+		linkFollows(p.steps, c.wordIds, linked, wordsAfter);
+		p.needs = p.cross ? null : needsOf(p.els, c.wordIds);
 	}
+	c.seenIn = new Float64Array(c.wordIds.size).fill(-1);
 	return c;
 }
+
+const NO_WORD_IDS = new Int32Array(0);
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 	const list = map.get(key);
@@ -611,8 +653,10 @@ function bitCount(n: number): number {
 function oneSwapApart(a: string, b: string): boolean {
 	if (a.length !== b.length) return false;
 	let i = 0;
-	while (i < a.length && a[i] === b[i]) i++;
-	return i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+	while (i < a.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+	if (i + 1 >= a.length || a.charCodeAt(i) !== b.charCodeAt(i + 1) || a.charCodeAt(i + 1) !== b.charCodeAt(i)) return false;
+	for (let k = i + 2; k < a.length; k++) if (a.charCodeAt(k) !== b.charCodeAt(k)) return false;
+	return true;
 }
 
 /** Rows of the distance table, reused (words longer than the rows fall back to fresh ones). */
@@ -721,207 +765,343 @@ function segmenter(c: Compiled): (letters: string) => string[] | null {
 	};
 }
 
-/** Tokenises and adds typo corrections as extra keys. */
+/** A word id's bit in Token.idBits and Options.firstBits. */
+function idBit(id: number): number {
+	return 1 << (id & 31);
+}
+
+/** Tokenises, adds typo corrections as extra keys and numbers the words. */
 export function prepare(c: Compiled, text: string): Token[] {
 	const tokens = tokenize(text, segmenter(c), (key) => c.vocabPrefixes.has(key));
-	// A repeated word is corrected once (its tokens share their spelling arrays and cache); every occurrence counts as
-	// known or not as written, whether or not the tokenizer shared its reading.
-	let memo: Map<string, string[]> | null = null;
-	const rawVocab = c.rawVocab;
-	for (let i = 0; i < tokens.length; i++) {
-		const token = tokens[i]!;
-		if (token.emoji || !Number.isNaN(token.num)) continue;
-		const cache = token.cache;
-		if (cache.corrected) {
-			token.known = cache.knownBefore;
-			continue;
-		}
-		const forms = token.forms;
-		let known = false;
-		for (let k = 0; k < forms.length && !known; k++) known = rawVocab.has(forms[k]!);
-		token.known = known;
-		if (!known) {
-			const form = forms[0]!;
-			let fixes = memo?.get(form);
-			if (!fixes) {
-				fixes = corrections(c, form, token.keys[0]!);
-				if (tokens.length > 64) (memo ??= new Map()).set(form, fixes);
-			}
-			for (const fix of fixes) {
-				if (!forms.includes(fix)) {
-					forms.push(fix);
-					token.keys.push(skeleton(fix));
-				}
-			}
-		}
-		cache.corrected = true;
-		cache.knownBefore = known;
-	}
 	const wordIds = c.wordIds;
 	for (let i = 0; i < tokens.length; i++) {
 		const token = tokens[i]!;
-		// Words as lexicon numbers; later lookups skip what no lexicon word can be.
 		const cache = token.cache;
+		if (!token.emoji && Number.isNaN(token.num)) {
+			// A repeated word is corrected once (its tokens share their spelling arrays and cache); every occurrence
+			// counts as known or not as written, whether or not the tokenizer shared its reading.
+			if (!cache.corrected) {
+				cache.knownBefore = correct(c, token);
+				cache.corrected = true;
+			}
+			token.known = cache.knownBefore;
+		}
+		// Words as lexicon numbers (and their bits): the indexes are arrays, and most lookups are skipped.
 		let ids = cache.ids;
 		if (!ids) {
 			const keys = token.keys;
 			ids = cache.ids = new Array<number>(keys.length);
-			let lexical = false;
 			for (let k = 0; k < keys.length; k++) {
 				const id = wordIds.get(keys[k]!) ?? -1;
 				ids[k] = id;
-				if (id >= 0) lexical = true;
+				if (id >= 0) cache.idBits |= idBit(id);
 			}
-			cache.lexical = lexical;
 		}
 		token.ids = ids;
-		token.lexical = cache.lexical;
+		token.idBits = cache.idBits;
 		if (token.pairKey) {
-			const pair = wordIds.get(token.pairKey);
-			if (pair === undefined) token.pairForm = token.pairKey = '';
-			else token.pairId = pair;
+			if (cache.pairIdKey !== token.pairKey) {
+				cache.pairIdKey = token.pairKey;
+				cache.pairId = wordIds.get(token.pairKey) ?? -1;
+			}
+			if (cache.pairId < 0) token.pairForm = token.pairKey = '';
+			else {
+				token.pairId = cache.pairId;
+				token.idBits |= idBit(cache.pairId);
+			}
 		}
 	}
 	return tokens;
 }
 
+/** Whether a word is a lexicon word as written; when not, adds the lexicon words it may stand for (see corrections). */
+function correct(c: Compiled, token: Token): boolean {
+	const forms = token.forms;
+	for (let k = 0; k < forms.length; k++) if (c.rawVocab.has(forms[k]!)) return true;
+	for (const fix of corrections(c, forms[0]!, token.keys[0]!)) {
+		if (!forms.includes(fix)) {
+			forms.push(fix);
+			token.keys.push(skeleton(fix));
+		}
+	}
+	return false;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Matching
 
+/**
+ * A pattern compiled for matching: its elements linked into a graph, each step pointing to the one after it and an
+ * alternative to the first step of each option, whose last step points to what follows the alternative. A class is
+ * copied in place at each use, so a step always knows where to go on and the search needs no continuation stack; an
+ * option that is only another class is replaced by that class's options (see flatten).
+ */
+interface Step {
+	kind: typeof WORD | typeof GAP | typeof ALT | typeof END;
+	/** WORD: the tests of the word. */
+	tests: Test[];
+	/** ALT: the options' index by first word (shared by every copy of a class) and the first step of each option. */
+	options: Options | null;
+	heads: Step[];
+	/** ALT: for each option that starts with a plain word, the words that may follow that word (null: any). */
+	follows: (Words | null)[];
+	/** WORD, ALT: may be skipped. GAP: how many words it may skip. */
+	opt: boolean;
+	max: number;
+	next: Step | null;
+	/**
+	 * The tokens from which this step is known to fail in scan `failedIn` with scope end `failedLimit`: a bit each,
+	 * from token `failedBase` on.
+	 */
+	failedIn: number;
+	failedLimit: number;
+	failedBase: number;
+	failed: number;
+}
+const WORD = 0;
+const GAP = 1;
+const ALT = 2;
+const END = 3;
+
+function newStep(kind: Step['kind'], next: Step | null, fields: Partial<Step> = {}): Step {
+	return { kind, tests: [], options: null, heads: [], follows: [], opt: false, max: 0, next, failedIn: -1, failedLimit: 0, failedBase: 0, failed: 0, ...fields };
+}
+const END_STEP = newStep(END, null);
+
+function compileSteps(els: El[], next: Step, flat: (opts: Options) => Options): Step {
+	let step = next;
+	for (let i = els.length - 1; i >= 0; i--) {
+		const el = els[i]!;
+		const after = step;
+		if (el.k === 'w') step = newStep(WORD, after, { tests: el.tests, opt: el.opt });
+		else if (el.k === 'gap') step = newStep(GAP, after, { max: Math.abs(el.max) });
+		else {
+			const options = flat(el.opts);
+			step = newStep(ALT, after, { options, heads: options.list.map((option) => compileSteps(option, after, flat)), opt: el.opt });
+		}
+	}
+	return step;
+}
+
+/**
+ * The options of an alternative with each option that is just another alternative (a class of classes: @INTEND
+ * starts with @GOING) replaced by that one's options: the same search in the same order, one lookup fewer.
+ */
+function flatten(opts: Options, done: Map<Options, Options>, wordIds: Map<string, number>): Options {
+	let flat = done.get(opts);
+	if (!flat) {
+		const nested = (els: El[]): boolean => els.length === 1 && els[0]!.k === 'alt' && !els[0]!.opt;
+		if (!opts.list.some(nested)) flat = opts;
+		else {
+			flat = indexOptions(
+				opts.list.flatMap((els) => (nested(els) ? flatten((els[0] as { opts: Options }).opts, done, wordIds).list : [els])),
+				'',
+			);
+			indexById(flat, wordIds);
+		}
+		done.set(opts, flat);
+	}
+	return flat;
+}
+
+/** Fills in Options.firstWords (once the vocabulary is complete). */
+function indexById(opts: Options, wordIds: Map<string, number>): void {
+	const byId = [...opts.first].map(([key, list]) => [wordIds.get(key)!, list] as const).sort((a, b) => a[0] - b[0]);
+	opts.firstWords = Int32Array.from(byId, ([id]) => id);
+	// With the options always tried already in (the matcher merges lists only for a token with several words).
+	opts.firstLists = byId.map(([, list]) => mergeSorted(opts.open, list));
+	for (const [id] of byId) opts.firstBits |= idBit(id);
+}
+
+/** See Phrase.needs. */
+function needsOf(els: El[], wordIds: Map<string, number>): (readonly number[])[] | null {
+	const needs: number[][] = [];
+	for (const el of els) {
+		if (el.k === 'gap' || el.opt) continue;
+		const first = firstTests([el], '');
+		if (first.nullable || first.tests.some((t) => t.t !== 'x')) continue;
+		needs.push([...new Set(first.tests.map((t) => wordIds.get((t as { key: string }).key)!))]);
+	}
+	needs.sort((a, b) => a.length - b.length);
+	return needs.length > 0 ? needs : null;
+}
+
+/** See Phrase.follow. */
+function followOf(start: Step, wordIds: Map<string, number>): Map<number, Words | null> | null {
+	const firsts: [string, Step][] = [];
+	const collectFirsts = (step: Step): boolean => {
+		if (step.kind === WORD) {
+			for (const t of step.tests) {
+				if (t.t !== 'x') return false;
+				firsts.push([t.key, step.next!]);
+			}
+			return !step.opt || collectFirsts(step.next!);
+		}
+		if (step.kind === ALT) return step.heads.every(collectFirsts) && (!step.opt || collectFirsts(step.next!));
+		return false;
+	};
+	if (!collectFirsts(start)) return null;
+	const follow = new Map<number, Words | null>();
+	for (const [key, after] of firsts) {
+		const id = wordIds.get(key)!;
+		if (follow.has(id) && follow.get(id) === null) continue;
+		follow.set(id, wordsFrom(after, wordIds, follow.get(id)?.ids ?? []));
+	}
+	return follow;
+}
+
+/** Word ids, and their bits (see Token.idBits) for a quick test. */
+interface Words {
+	ids: readonly number[];
+	bits: number;
+}
+function wordSet(ids: readonly number[]): Words {
+	return { ids, bits: ids.reduce((bits, id) => bits | idBit(id), 0) };
+}
+const NO_WORDS = wordSet([]);
+
+/** Whether the token is one of the words. */
+function isOneOf(words: Words, token: Token): boolean {
+	if ((token.idBits & words.bits) === 0) return false;
+	const ids = token.ids;
+	for (let k = 0; k < ids.length; k++) if (ids[k]! >= 0 && words.ids.includes(ids[k]!)) return true;
+	return token.pairId >= 0 && words.ids.includes(token.pairId);
+}
+
+/** The words the next token may be from a step on (with `more`), or null when it may be any token. */
+function wordsFrom(start: Step, wordIds: Map<string, number>, more: readonly number[] = []): Words | null {
+	const words = new Set(more);
+	const seen = new Set<Step>();
+	const add = (step: Step): boolean => {
+		if (seen.has(step)) return true;
+		seen.add(step);
+		if (step.kind === WORD) {
+			for (const t of step.tests) {
+				if (t.t !== 'x') return false;
+				words.add(wordIds.get(t.key)!);
+			}
+			return !step.opt || add(step.next!);
+		}
+		if (step.kind === ALT) return step.heads.every(add) && (!step.opt || add(step.next!));
+		return false;
+	};
+	return add(start) ? wordSet([...words]) : null;
+}
+
+/**
+ * Fills in, for every alternative, the words that may follow the first word of each option (see Step.follows). The
+ * steps already done are in `done`, and what may come after a step in `after` (the options of an alternative mostly
+ * share what follows them).
+ */
+function linkFollows(start: Step, wordIds: Map<string, number>, done: Set<Step>, after: Map<Step, Words | null>): void {
+	const wordsAfter = (step: Step): Words | null => {
+		let words = after.get(step);
+		if (words === undefined) after.set(step, (words = wordsFrom(step, wordIds)));
+		return words;
+	};
+	const stack = [start];
+	while (stack.length > 0) {
+		const step = stack.pop()!;
+		if (done.has(step)) continue;
+		done.add(step);
+		if (step.next) stack.push(step.next);
+		if (step.kind !== ALT) continue;
+		stack.push(...step.heads);
+		const plainWord = (head: Step): boolean => head.kind === WORD && !head.opt && head.tests.every((t) => t.t === 'x');
+		step.follows = step.heads.map((head) => (plainWord(head) ? wordsAfter(head.next!) : null));
+	}
+}
+
+/**
+ * The words that may follow `token` when it starts the phrase (null: any). A first word written in two parts ("my
+ * self") is not looked at.
+ */
+function followAt(phrase: Phrase, token: Token): Words | null {
+	if (!phrase.follow || token.pairId >= 0) return null;
+	let words = NO_WORDS;
+	const ids = token.ids;
+	for (let k = 0; k < ids.length; k++) {
+		const more = ids[k]! >= 0 ? phrase.follow.get(ids[k]!) : undefined;
+		if (more === null) return null;
+		if (more) words = words === NO_WORDS ? more : wordSet([...words.ids, ...more.ids]);
+	}
+	return words;
+}
+
 interface Cursor {
 	tokens: Token[];
-	sent: number;
-	/** Markers (idioms, guards) stay inside one clause: "cut, the urge" is not the idiom "cut the". */
-	clause: number;
-	cross: boolean;
+	/** The scan (signals or markers of one message) whose failures the steps remember. */
+	scan: number;
+	/** The attempt's first token and the end of its scope (its sentence, two with `~~`, or its clause). */
+	start: number;
+	limit: number;
 	budget: number;
 	/** Indices of the tokens skipped by gaps so far: the first `ng` of `gaps`. */
 	gaps: number[];
 	ng: number;
-	/** Long messages remember where alternatives end (`stamp`: this scan; `size`: tokens + 1). */
-	memo: boolean;
-	stamp: number;
-	size: number;
-	/** Where the match ended; the spans being listed (spansAt) and the gap count when their listing began. */
+	/** Where the match ended. */
 	end: number;
-	spans: Span[] | null;
-	spanMark: number;
 }
 
-/** Messages longer than this remember where alternatives end (in short ones the bookkeeping costs more than it saves). */
-const MEMO_MIN_TOKENS = 64;
-/** Steps allowed to list every way an alternative matches from one position (more: it is searched as usual). */
-const SPAN_BUDGET = 256;
-const NO_GAPS: number[] = [];
+/** Failures are remembered for the first 32 tokens from an attempt's start, a bit each (no phrase is that long). */
+const MEMO_SPAN = 32;
 
 /**
- * Every way the options of an alternative match from ti, in the order the depth-first search tries them (so the first
- * that lets the rest of the phrase match is the one the search would find), or null when listing them would take more
- * than SPAN_BUDGET steps. Remembered per position and scope for the rest of the scan.
+ * Whether the pattern matches from `step` at token ti: a depth-first search in lexicon order, so the first path that
+ * completes is the match. Whether the rest of a pattern matches from a step and a token depends on nothing else (but
+ * the end of the scope), so a failure is remembered for the rest of the scan: several options ending on the same
+ * token (a class like @GOING: "im gonna" and "gonna") lead to one search of what follows, in one attempt or the next.
  */
-function spansAt(opts: Options, ti: number, cur: Cursor): Span[] | null {
-	if (opts.memoStamp !== cur.stamp) {
-		opts.memoStamp = cur.stamp;
-		opts.memo = new Array(cur.size);
-		opts.memoScope = new Array(cur.size);
+function match(step: Step, ti: number, cur: Cursor): boolean {
+	const kind = step.kind;
+	if (kind === END) {
+		cur.end = ti;
+		return true;
 	}
-	const memo = opts.memo!;
-	const scope = (cur.sent * 2 + (cur.cross ? 1 : 0)) * cur.size + cur.clause + 1;
-	const known = memo[ti];
-	if (known !== undefined && opts.memoScope![ti] === scope) return known;
-	const budget = cur.budget;
-	const outerSpans = cur.spans;
-	const outerMark = cur.spanMark;
-	const spans: Span[] = [];
-	cur.spans = spans;
-	cur.spanMark = cur.ng;
-	cur.budget = SPAN_BUDGET;
-	const options = optionsAt(opts, ti, cur);
-	for (let k = 0; k < options.length && cur.budget >= 0; k++) matchFrom(opts.list[options[k]!]!, 0, ti, cur, COLLECT);
-	const result = cur.budget >= 0 ? (spans.length > 0 ? spans : NO_SPANS) : null;
-	cur.ng = cur.spanMark;
-	cur.spans = outerSpans;
-	cur.spanMark = outerMark;
-	cur.budget = budget;
-	memo[ti] = result;
-	opts.memoScope![ti] = scope;
-	return result;
-}
-
-/**
- * What to match once a pattern is complete: the rest of the pattern that contains it (`els` from `ei`), then that
- * one's continuation. null: the phrase is complete; COLLECT: record a span (see spansAt).
- */
-interface Continuation {
-	els: El[];
-	ei: number;
-	next: Continuation | null;
-}
-const COLLECT: Continuation = { els: [], ei: 0, next: null };
-const NO_SPANS: Span[] = [];
-
-function matchFrom(els: El[], ei: number, ti: number, cur: Cursor, k: Continuation | null): boolean {
+	if (step.failedIn !== cur.scan || step.failedLimit !== cur.limit || cur.start - step.failedBase >= MEMO_SPAN) {
+		step.failedIn = cur.scan;
+		step.failedLimit = cur.limit;
+		step.failedBase = cur.start;
+		step.failed = 0;
+	} else if (cur.start > step.failedBase) {
+		step.failed >>>= cur.start - step.failedBase;
+		step.failedBase = cur.start;
+	}
+	const offset = ti - step.failedBase;
+	const bit = offset < MEMO_SPAN ? 1 << offset : 0;
+	if (step.failed & bit) return false;
 	if (--cur.budget < 0) return false;
-	if (ei === els.length) {
-		if (k === null) {
-			cur.end = ti;
-			return true;
-		}
-		if (k === COLLECT) {
-			const mark = cur.spanMark;
-			cur.spans!.push({ end: ti, gaps: cur.ng > mark ? cur.gaps.slice(mark, cur.ng) : NO_GAPS });
-			return false;
-		}
-		return matchFrom(k.els, k.ei, ti, cur, k.next);
-	}
-	const el = els[ei]!;
-	if (el.k === 'gap') {
-		const max = el.max < 0 ? -el.max : el.max;
+	const next = step.next!;
+	if (kind === WORD) {
+		const used = ti < cur.limit ? wordAt(step.tests, cur.tokens[ti]!, ti, cur) : 0;
+		if (used > 0 && match(next, ti + used, cur)) return true;
+		if (step.opt && match(next, ti, cur)) return true;
+	} else if (kind === GAP) {
 		const mark = cur.ng;
-		for (let g = 0; g <= max; g++) {
+		for (let g = 0; g <= step.max; g++) {
 			if (g > 0) {
-				const token = cur.tokens[ti + g - 1];
-				if (!token || !inSentence(cur, token)) break;
+				if (ti + g - 1 >= cur.limit) break;
 				cur.gaps[cur.ng++] = ti + g - 1;
 			}
-			if (matchFrom(els, ei + 1, ti + g, cur, k)) return true;
+			if (match(next, ti + g, cur)) return true;
 		}
 		cur.ng = mark;
-		return false;
-	}
-	if (el.k === 'w') {
-		const used = wordAt(el.tests, ti, cur);
-		if (used > 0 && matchFrom(els, ei + 1, ti + used, cur, k)) return true;
-		return el.opt && matchFrom(els, ei + 1, ti, cur, k);
-	}
-	if (cur.memo && el.opts.deep) {
-		const spans = spansAt(el.opts, ti, cur);
-		if (spans) {
-			for (let s = 0; s < spans.length; s++) {
-				const span = spans[s]!;
-				const mark = cur.ng;
-				for (let g = 0; g < span.gaps.length; g++) cur.gaps[cur.ng++] = span.gaps[g]!;
-				if (matchFrom(els, ei + 1, span.end, cur, k)) return true;
-				cur.ng = mark;
-			}
-			return el.opt && matchFrom(els, ei + 1, ti, cur, k);
-		}
-	}
-	const options = optionsAt(el.opts, ti, cur);
-	if (options.length > 0 && !el.opts.deep) {
-		// Every option is one word: try each right here, without a continuation.
-		const list = el.opts.list;
+	} else {
+		const options = optionsAt(step.options!, ti, cur);
+		const heads = step.heads;
+		// An option whose first word is this token goes on only if the next token may follow that word.
+		const single = ti < cur.limit && cur.tokens[ti]!.pairId < 0;
+		const following = single && ti + 1 < cur.limit ? cur.tokens[ti + 1]! : null;
 		for (let o = 0; o < options.length; o++) {
-			const word = list[options[o]!]![0] as { k: 'w'; tests: Test[] };
-			const used = wordAt(word.tests, ti, cur);
-			if (used > 0 && matchFrom(els, ei + 1, ti + used, cur, k)) return true;
+			const words = step.follows[options[o]!]!;
+			if (words !== null && single && !(following && isOneOf(words, following))) continue;
+			if (match(heads[options[o]!]!, ti, cur)) return true;
 		}
-	} else if (options.length > 0) {
-		const list = el.opts.list;
-		const next: Continuation = { els, ei: ei + 1, next: k };
-		for (let o = 0; o < options.length; o++) if (matchFrom(list[options[o]!]!, 0, ti, cur, next)) return true;
+		if (step.opt && match(next, ti, cur)) return true;
 	}
-	return el.opt && matchFrom(els, ei + 1, ti, cur, k);
+	// A search cut short by the budget proves nothing.
+	if (cur.budget >= 0) step.failed |= bit;
+	return false;
 }
 
 function testToken(test: Test, token: Token): boolean {
@@ -945,15 +1125,8 @@ function testToken(test: Test, token: Token): boolean {
 	return false;
 }
 
-function inSentence(cur: Cursor, token: Token): boolean {
-	if (cur.clause >= 0 && token.clause !== cur.clause) return false;
-	return cur.cross ? Math.abs(token.sent - cur.sent) <= 1 : token.sent === cur.sent;
-}
-
-/** Tokens consumed by a word element at ti: 1, 2 (a word written in two parts: "my self", "sewer slide") or 0. */
-function wordAt(tests: Test[], ti: number, cur: Cursor): number {
-	const token = cur.tokens[ti];
-	if (!token || !inSentence(cur, token)) return 0;
+/** Tokens consumed by a word element at ti (in scope): 1, 2 (a word written in two parts: "my self", "sewer slide") or 0. */
+function wordAt(tests: Test[], token: Token, ti: number, cur: Cursor): number {
 	for (let i = 0; i < tests.length; i++) if (testToken(tests[i]!, token)) return 1;
 	if (!token.pairForm) return 0;
 	const next = cur.tokens[ti + 1]!;
@@ -986,24 +1159,80 @@ function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
 	return out;
 }
 
+/** The options whose first word is the word `id` (a binary search: most alternatives have a few first words). */
+function optionsOf(opts: Options, id: number): number[] | undefined {
+	const words = opts.firstWords;
+	let lo = 0;
+	let hi = words.length - 1;
+	while (lo <= hi) {
+		const mid = (lo + hi) >> 1;
+		const at = words[mid]!;
+		if (at === id) return opts.firstLists[mid];
+		if (at < id) lo = mid + 1;
+		else hi = mid - 1;
+	}
+	return undefined;
+}
+
 /** The options that may start at ti, in lexicon order (the first that matches wins, so order is kept). */
 function optionsAt(opts: Options, ti: number, cur: Cursor): readonly number[] {
-	const token = cur.tokens[ti];
-	if (!token || !inSentence(cur, token)) return opts.open;
-	let found: readonly number[] = opts.open;
+	if (ti >= cur.limit) return opts.open;
+	const token = cur.tokens[ti]!;
+	if ((token.idBits & opts.firstBits) === 0) return opts.open;
+	let found: readonly number[] | undefined;
 	const ids = token.ids;
 	for (let k = 0; k <= ids.length; k++) {
 		const id = k < ids.length ? ids[k]! : token.pairId;
-		if (id < 0) continue;
-		const list = opts.firstIds.get(id);
-		if (!list || list === found) continue;
-		found = found.length === 0 ? list : mergeSorted(found, list);
+		const list = id >= 0 ? optionsOf(opts, id) : undefined;
+		if (list && list !== found) found = found ? mergeSorted(found, list) : list;
 	}
-	return found;
+	return found ?? opts.open;
 }
 
 let stampCounter = 0;
 const NO_PHRASES: Phrase[] = [];
+/** The gaps of a match that skipped no word (shared: never written to). */
+const NO_GAPS: readonly number[] = [];
+const NO_FOLLOWS: (Words | null)[] = [];
+
+/** Marks the words of the sentence that starts at token `from` as seen in it (see Phrase.needs); returns its end. */
+function markSentence(seenIn: Float64Array, tokens: Token[], from: number, mark: number): number {
+	const sent = tokens[from]!.sent;
+	let i = from;
+	for (; i < tokens.length && tokens[i]!.sent === sent; i++) {
+		const ids = tokens[i]!.ids;
+		for (let k = 0; k < ids.length; k++) if (ids[k]! >= 0) seenIn[ids[k]!] = mark;
+		if (tokens[i]!.pairId >= 0) seenIn[tokens[i]!.pairId] = mark;
+	}
+	return i;
+}
+
+/** The index just past the sentence (`clause`: the clause) of token `from`. */
+function endOf(tokens: Token[], from: number, clause: boolean): number {
+	const token = tokens[from]!;
+	let i = from + 1;
+	while (i < tokens.length && (clause ? tokens[i]!.clause === token.clause : tokens[i]!.sent === token.sent)) i++;
+	return i;
+}
+
+/** Whether the sentence marked `mark` holds a word for each of the phrase's needs (see Phrase.needs). */
+function possibleIn(phrase: Phrase, seenIn: Float64Array, mark: number): boolean {
+	if (phrase.checkedIn !== mark) {
+		phrase.checkedIn = mark;
+		phrase.possible = seenAll(phrase.needs!, seenIn, mark);
+	}
+	return phrase.possible;
+}
+
+function seenAll(needs: (readonly number[])[], seenIn: Float64Array, mark: number): boolean {
+	for (let n = 0; n < needs.length; n++) {
+		const words = needs[n]!;
+		let seen = false;
+		for (let k = 0; k < words.length && !seen; k++) seen = seenIn[words[k]!] === mark;
+		if (!seen) return false;
+	}
+	return true;
+}
 
 /** Marks the phrases of a list active in this message (and collects them once). */
 function activate(list: Phrase[] | undefined, active: number, live: Phrase[]): void {
@@ -1012,21 +1241,35 @@ function activate(list: Phrase[] | undefined, active: number, live: Phrase[]): v
 		const p = list[i]!;
 		if (p.active !== active) {
 			p.active = active;
+			p.rank = live.length;
 			p.lastClause = -1;
 			live.push(p);
 		}
 	}
 }
 
-/** The active phrases that may start at a token: by its keys, the two-word form, a prefix or a number. */
-function candidatesAt(token: Token, ix: PhraseIndex, active: number, stamp: number, out: Phrase[]): Phrase[] {
+/**
+ * The active phrases that may start at a token: by its keys, the two-word form, a prefix or a number. `ranked`: each
+ * list in the order the phrases became active (as a long message has always listed them: the order of the matches
+ * found at one token), else in lexicon order.
+ */
+function candidatesAt(token: Token, ix: PhraseIndex, active: number, stamp: number, ranked: boolean, out: Phrase[]): Phrase[] {
 	const take = (list: Phrase[] | undefined): void => {
 		if (!list) return;
+		const from = out.length;
 		for (let i = 0; i < list.length; i++) {
 			const p = list[i]!;
 			if (p.stamp !== stamp && p.active === active) {
 				p.stamp = stamp;
 				out.push(p);
+			}
+		}
+		if (ranked) {
+			for (let i = from + 1; i < out.length; i++) {
+				const p = out[i]!;
+				let j = i;
+				for (; j > from && out[j - 1]!.rank > p.rank; j--) out[j] = out[j - 1]!;
+				out[j] = p;
 			}
 		}
 	};
@@ -1045,8 +1288,9 @@ function candidatesAt(token: Token, ix: PhraseIndex, active: number, stamp: numb
 /**
  * The matches of one kind of phrase (signals or markers), in text order. First the phrases whose anchors occur in the
  * message are marked active (none: only compounds remain to check), then each token looks up the few that may start
- * there. Long messages first index the active phrases, and remember the candidates of each distinct word (in the
- * cache the tokens of a repeated word share), so a word repeated a thousand times costs one lookup.
+ * there and tries those whose next word can follow and whose sentence holds all they need. Long messages remember
+ * the candidates of each distinct word (in the cache the tokens of a repeated word share), so a word repeated a
+ * thousand times costs one lookup.
  */
 function scanPhrases(c: Compiled, tokens: Token[], signals: boolean, matches: Match[]): void {
 	const base = signals ? c.signals : c.markers;
@@ -1055,79 +1299,87 @@ function scanPhrases(c: Compiled, tokens: Token[], signals: boolean, matches: Ma
 	activate(base.unanchored, active, live);
 	for (let i = 0; i < tokens.length; i++) {
 		const token = tokens[i]!;
+		if (token.pairId >= 0) activate(base.anchors[token.pairId], active, live);
+		// The words of a repeated word activate nothing new.
+		if (token.cache.anchoredIn === active) continue;
+		token.cache.anchoredIn = active;
 		const ids = token.ids;
 		for (let k = 0; k < ids.length; k++) if (ids[k]! >= 0) activate(base.anchors[ids[k]!], active, live);
-		if (token.pairId >= 0) activate(base.anchors[token.pairId], active, live);
 	}
 	if (live.length === 0 && !signals) return;
-	let ix = base;
-	let remember = false;
-	if (tokens.length > 64 && live.length > 0) {
-		ix = { exact: new Array(base.exact.length), prefix: new Map(), numeric: [], anchors: base.anchors, unanchored: base.unanchored };
-		for (const p of live) {
-			for (const id of p.firstIds) (ix.exact[id] ??= []).push(p);
-			for (const key of p.firstPrefixes) {
-				const list = ix.prefix.get(key);
-				if (list) list.push(p);
-				else ix.prefix.set(key, [p]);
-			}
-			if (p.firstNumber) ix.numeric.push(p);
-		}
-		remember = true;
-	}
+	const remember = tokens.length > 64 && live.length > 0;
 
-	const cur: Cursor = {
-		tokens,
-		sent: 0,
-		clause: -1,
-		cross: false,
-		budget: 0,
-		gaps: [],
-		ng: 0,
-		memo: tokens.length > MEMO_MIN_TOKENS,
-		stamp: active,
-		size: tokens.length + 1,
-		end: -1,
-		spans: null,
-		spanMark: 0,
-	};
+	const cur: Cursor = { tokens, scan: active, start: 0, limit: 0, budget: 0, gaps: [], ng: 0, end: -1 };
 	const scratch: Phrase[] = [];
+	const followScratch: (Words | null)[] = [];
 	// Bare signals never count in a longer message: not worth matching.
 	const bareless = signals && tokens.length > BARE_MAX_TOKENS;
+	// Signals stay in their sentence (and the next with `~~`), markers in their clause.
+	let sentence = -1;
+	let sentenceEnd = 0;
+	let nextSentenceEnd = -1;
+	let scopeEnd = 0;
 	for (let ti = 0; ti < tokens.length; ti++) {
 		const token = tokens[ti]!;
+		if (ti === sentenceEnd) {
+			sentence = ++stampCounter;
+			sentenceEnd = markSentence(c.seenIn, tokens, ti, sentence);
+			nextSentenceEnd = -1;
+		}
+		if (ti === scopeEnd) scopeEnd = signals ? sentenceEnd : endOf(tokens, ti, true);
 		let candidates = NO_PHRASES;
+		let follows = NO_FOLLOWS;
 		let whole: Phrase[] | null = null;
 		if (live.length > 0) {
 			if (remember) {
 				const cache = token.cache;
 				if (cache.scan === active && cache.scanPair === token.pairKey) {
 					candidates = cache.candidates as Phrase[];
+					follows = cache.follows as (Words | null)[];
 					whole = cache.compounds as Phrase[];
 				} else {
-					candidates = candidatesAt(token, ix, active, ++stampCounter, []);
+					candidates = candidatesAt(token, base, active, ++stampCounter, true, []);
+					follows = candidates.map((p) => followAt(p, token));
 					whole = signals ? compoundsOf(c, token.keys) : NO_PHRASES;
 					cache.scan = active;
 					cache.scanPair = token.pairKey;
 					cache.candidates = candidates;
+					cache.follows = follows;
 					cache.compounds = whole;
 				}
 			} else {
 				scratch.length = 0;
-				candidates = candidatesAt(token, ix, active, ++stampCounter, scratch);
+				candidates = candidatesAt(token, base, active, ++stampCounter, false, scratch);
+				follows = followScratch;
+				follows.length = 0;
+				for (let k = 0; k < candidates.length; k++) follows.push(followAt(candidates[k]!, token));
 			}
 		}
+		const next = ti + 1 < scopeEnd ? tokens[ti + 1] : undefined;
 		for (let k = 0; k < candidates.length; k++) {
 			const phrase = candidates[k]!;
+			let limit = scopeEnd;
+			let following = next;
+			if (signals && phrase.cross) {
+				// A `~~` gap reaches into the next sentence.
+				if (nextSentenceEnd < 0) {
+					const more = sentenceEnd < tokens.length && tokens[sentenceEnd]!.sent === token.sent + 1;
+					nextSentenceEnd = more ? endOf(tokens, sentenceEnd, false) : sentenceEnd;
+				}
+				limit = nextSentenceEnd;
+				following = ti + 1 < limit ? tokens[ti + 1] : undefined;
+			}
+			const words = follows[k]!;
+			if (words !== null && !(following && isOneOf(words, following))) continue;
 			if (phrase.once && phrase.lastClause === token.clause) continue;
-			if (bareless && phrase.signal!.bare) continue;
-			cur.sent = token.sent;
-			cur.clause = phrase.signal ? -1 : token.clause;
-			cur.cross = phrase.cross;
+			if (bareless && phrase.bare) continue;
+			if (phrase.needs && !possibleIn(phrase, c.seenIn, sentence)) continue;
+			cur.start = ti;
+			cur.limit = limit;
 			cur.budget = STEP_BUDGET;
 			cur.ng = 0;
-			if (matchFrom(phrase.els, 0, ti, cur, null)) {
-				matches.push({ phrase, start: ti, end: cur.end, gaps: cur.ng > 0 ? cur.gaps.slice(0, cur.ng) : [] });
+			if (match(phrase.steps, ti, cur)) {
+				matches.push({ phrase, start: ti, end: cur.end, gaps: cur.ng > 0 ? cur.gaps.slice(0, cur.ng) : NO_GAPS });
 				phrase.lastClause = token.clause;
 			}
 		}
@@ -1135,10 +1387,10 @@ function scanPhrases(c: Compiled, tokens: Token[], signals: boolean, matches: Ma
 		whole ??= compoundsOf(c, token.keys);
 		for (let k = 0; k < whole.length; k++) {
 			const phrase = whole[k]!;
-			if (bareless && phrase.signal!.bare) continue;
+			if (bareless && phrase.bare) continue;
 			let found = false;
 			for (let m = matches.length - 1; m >= 0 && matches[m]!.start === ti && !found; m--) found = matches[m]!.phrase === phrase;
-			if (!found) matches.push({ phrase, start: ti, end: ti + 1, gaps: [] });
+			if (!found) matches.push({ phrase, start: ti, end: ti + 1, gaps: NO_GAPS });
 		}
 	}
 }

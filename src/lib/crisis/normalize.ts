@@ -20,12 +20,13 @@ export interface Token {
 	keys: string[];
 	/** Has a letter repeated three times or more ("sooo"): any lexicon word with the same skeleton may match. */
 	elongated: boolean;
-	/** One of its forms is a lexicon word as written / one of its keys is a lexicon skeleton (set by the engine). */
+	/** One of its forms is a lexicon word as written (set by the engine). */
 	known: boolean;
-	lexical: boolean;
 	/** The lexicon's number for each key (-1: no lexicon word), and for the two-word form (set by the engine). */
 	ids: number[];
 	pairId: number;
+	/** One bit for each of those numbers (the number modulo 32): a quick test before looking one up (set by the engine). */
+	idBits: number;
 	/** Shared by the tokens of a repeated word. */
 	cache: WordCache;
 	/** The leet-decoded word. */
@@ -52,22 +53,31 @@ export interface WordCache {
 	/** Typo corrections added, and whether the word was a lexicon word as written. */
 	corrected: boolean;
 	knownBefore: boolean;
-	/** Lexicon numbers of the keys (null: not yet). */
+	/** Lexicon numbers of the keys (null: not yet) and their bits (see Token.idBits). */
 	ids: number[] | null;
-	lexical: boolean;
+	idBits: number;
+	/** Whether the word may be the first of two written as one (see tokenize's pairFilter; null: not yet asked). */
+	pairs: boolean | null;
 	/** The two-word form with the word that followed last time (`next` is that word's spelling array). */
 	pairNext: string[] | null;
 	pairForm: string;
 	pairKey: string;
+	/** The lexicon's number of the two-word skeleton `pairIdKey` (-1: none; set by the engine). */
+	pairIdKey: string;
+	pairId: number;
+	/** The last scan that activated the phrases this word anchors. */
+	anchoredIn: number;
 	/** Candidate phrases at this word, for one scan (`scan`) and the two-word form they were found with. */
 	scan: number;
 	scanPair: string;
 	candidates: unknown[] | null;
+	/** For each candidate, the words that may come next (null: any). */
+	follows: unknown[] | null;
 	compounds: unknown[] | null;
 }
 
 export function newWordCache(): WordCache {
-	return { corrected: false, knownBefore: false, ids: null, lexical: false, pairNext: null, pairForm: '', pairKey: '', scan: -1, scanPair: '', candidates: null, compounds: null };
+	return { corrected: false, knownBefore: false, ids: null, idBits: 0, pairs: null, pairNext: null, pairForm: '', pairKey: '', pairIdKey: '', pairId: -1, anchoredIn: -1, scan: -1, scanPair: '', candidates: null, follows: null, compounds: null };
 }
 
 export type Segmenter = (letters: string) => string[] | null;
@@ -207,6 +217,18 @@ const SENTENCE_END = codes('.!?;\u3002\uff01\uff1f');
 const CLAUSE_BREAK = codes(',:()[]{}–—-/|~\u3001');
 const SOFT_JOIN = codes('.-_·•');
 const LEET_SYMBOLS = codes('@!*#$|');
+/** What chunk() looks for in a character that is not part of a word, as bits (a table for ASCII: it runs on every one). */
+const LEET = 1;
+const SOFT = 2;
+const SENTENCE = 4;
+const CLAUSE = 8;
+function classOf(cp: number): number {
+	return (LEET_SYMBOLS.has(cp) ? LEET : 0) | (SOFT_JOIN.has(cp) ? SOFT : 0) | (SENTENCE_END.has(cp) ? SENTENCE : 0) | (CLAUSE_BREAK.has(cp) ? CLAUSE : 0);
+}
+const ASCII_CLASSES = Uint8Array.from({ length: 0x80 }, (_, cp) => classOf(cp));
+function charClass(cp: number): number {
+	return cp < 0x80 ? ASCII_CLASSES[cp]! : classOf(cp);
+}
 /** ' ', \t \n \v \f \r, NEL, line and paragraph separators (a function: this runs on every character). */
 function isSpace(code: number): boolean {
 	return code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0x85 || code === 0x2028 || code === 0x2029;
@@ -282,7 +304,7 @@ function makeToken(forms: string[], quoted: boolean, emoji: boolean, sent: numbe
 const NO_IDS: number[] = [];
 
 function newToken(forms: string[], keys: string[], elongated: boolean, num: number, emoji: boolean, sent: number, clause: number, quoted: boolean, cache: WordCache): Token {
-	return { forms, keys, elongated, known: true, lexical: true, ids: NO_IDS, pairId: -1, cache, word: forms[0]!, pairForm: '', pairKey: '', sent, clause, initial: false, quoted, num, emoji };
+	return { forms, keys, elongated, known: true, ids: NO_IDS, pairId: -1, idBits: 0, cache, word: forms[0]!, pairForm: '', pairKey: '', sent, clause, initial: false, quoted, num, emoji };
 }
 
 /** A word inside one chunk, before it becomes a token. `soft` when "." "-" "_" separated it from the previous one. */
@@ -348,17 +370,10 @@ class Tokenizer {
 		if (kind > this.pending) this.pending = kind;
 	}
 
-	/** The words and marks of s[start, end), a run of non-space characters. */
-	chunk(start: number, end: number): void {
+	/** The words and marks of s[start, end), a run of non-space characters (its hash, and whether it is only a-z). */
+	chunk(start: number, end: number, hash: number, plainWord: boolean): void {
 		const s = this.s;
-		// Most chunks are one plain word: no symbol to read, nothing to remember.
-		let plainWord = true;
-		let hash = end - start;
-		for (let k = start; k < end; k++) {
-			const code = s.charCodeAt(k);
-			if (code < 0x61 || code > 0x7a) plainWord = false;
-			hash = (Math.imul(hash, 31) + code) | 0;
-		}
+		// Most chunks are one plain word: no symbol to read, and in a short text nothing to remember.
 		if (plainWord && !this.cache) {
 			const word = s.slice(start, end);
 			this.emit({ leet: word, plain: word, soft: false, quoted: this.quoted, emoji: false, boundary: 0 }, this.quoted);
@@ -366,7 +381,9 @@ class Tokenizer {
 		}
 		const slot = hash & (CHUNK_SLOTS - 1);
 		let cached = this.seen?.[slot];
-		if (cached && (cached.hash !== hash || !sameText(cached.text, s, start, end) || (cached.quotes && cached.quotedBefore !== this.quoted))) cached = undefined;
+		if (cached && (cached.hash !== hash || cached.text.length !== end - start || !s.startsWith(cached.text, start) || (cached.quotes && cached.quotedBefore !== this.quoted))) {
+			cached = undefined;
+		}
 		if (cached) {
 			const list = cached.pieces;
 			if (cached.quotes) {
@@ -380,6 +397,12 @@ class Tokenizer {
 		}
 		const quotedBefore = this.quoted;
 		const text = s.slice(start, end);
+		if (plainWord) {
+			const piece: Piece = { leet: text, plain: text, soft: false, quoted: this.quoted, emoji: false, boundary: 0 };
+			this.seen![slot] = { text, hash, pieces: [piece], trailing: 0, quotes: false, quotedBefore, quotedAfter: quotedBefore };
+			this.emit(piece, piece.quoted);
+			return;
+		}
 		const pieces: Piece[] = [];
 		this.pieces = pieces;
 		let pieceStart = -1;
@@ -428,7 +451,7 @@ class Tokenizer {
 				continue;
 			}
 			const at = k;
-			if (LEET_SYMBOLS.has(code)) {
+			if (charClass(code) & LEET) {
 				// A run of one symbol is read once, as letters ("k!!ll", "s**cide") or as punctuation ("!!!", "****").
 				let j = k + 1;
 				while (j < end && s.charCodeAt(j) === code) j++;
@@ -451,17 +474,18 @@ class Tokenizer {
 				cp = s.codePointAt(k)!;
 				k++;
 			}
-			const emoji = EMOJI.get(cp);
+			const emoji = cp < 0x80 ? undefined : EMOJI.get(cp);
+			const kind = charClass(cp);
 			if (emoji) {
 				pieces.push({ leet: emoji, plain: emoji, soft: false, quoted: this.quoted, emoji: true, boundary });
 				boundary = 0;
 			} else if (cp === 0x22) {
 				if (this.useQuotes) this.quoted = !this.quoted;
-			} else if (SOFT_JOIN.has(cp) && hadWord && k + 1 < end && isWordCode(s.charCodeAt(k + 1))) {
+			} else if (kind & SOFT && hadWord && k + 1 < end && isWordCode(s.charCodeAt(k + 1))) {
 				soft = true;
-			} else if (SENTENCE_END.has(cp)) {
+			} else if (kind & SENTENCE) {
 				boundary = 2;
-			} else if (CLAUSE_BREAK.has(cp) && boundary < 1) {
+			} else if (kind & CLAUSE && boundary < 1) {
 				boundary = 1;
 			}
 		}
@@ -520,12 +544,6 @@ class Tokenizer {
 	}
 }
 
-function sameText(text: string, s: string, start: number, end: number): boolean {
-	if (text.length !== end - start) return false;
-	for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) !== s.charCodeAt(start + k)) return false;
-	return true;
-}
-
 /** The leet reading of a run of one symbol between the codes `prev` and `after`, or null when it is punctuation there. */
 function leetRun(code: number, prev: number, after: number): string | null {
 	const between = prev >= 0 && after >= 0 && isWordCode(prev) && isWordCode(after);
@@ -559,7 +577,7 @@ export function tokenize(text: string, segment?: Segmenter, pairFilter?: (key: s
 /** The tokens of normalised text, chunk by chunk (a chunk is a run of non-space characters). */
 function readChunks(s: string): Token[] {
 	let quotes = 0;
-	for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) === 0x22) quotes++;
+	for (let k = s.indexOf('"'); k >= 0; k = s.indexOf('"', k + 1)) quotes++;
 	const t = new Tokenizer(s, quotes > 0 && quotes % 2 === 0);
 	let i = 0;
 	while (i < s.length) {
@@ -569,9 +587,16 @@ function readChunks(s: string): Token[] {
 			i++;
 			continue;
 		}
-		let j = i + 1;
-		while (j < s.length && !isSpace(s.charCodeAt(j))) j++;
-		t.chunk(i, j);
+		let plainWord = true;
+		let hash = 0;
+		let j = i;
+		for (; j < s.length; j++) {
+			const c = s.charCodeAt(j);
+			if (isSpace(c)) break;
+			if (c < 0x61 || c > 0x7a) plainWord = false;
+			hash = (Math.imul(hash, 31) + c) | 0;
+		}
+		t.chunk(i, j, hash, plainWord);
 		i = j;
 	}
 	return t.tokens;
@@ -584,9 +609,10 @@ function linkTokens(tokens: Token[], pairFilter?: (key: string) => boolean): voi
 		const a = tokens[k]!;
 		const b = tokens[k + 1]!;
 		b.initial = a.clause !== b.clause;
-		if (a.clause === b.clause && !a.emoji && !b.emoji && (!pairFilter || pairFilter(a.keys[0]!))) {
+		if (a.clause !== b.clause || a.emoji || b.emoji) continue;
+		const cache = a.cache;
+		if ((cache.pairs ??= !pairFilter || pairFilter(a.keys[0]!))) {
 			// A repeated word followed by the same word as last time: the same pair ("i want to die i want to die...").
-			const cache = a.cache;
 			if (cache.pairNext === b.forms) {
 				a.pairForm = cache.pairForm;
 				a.pairKey = cache.pairKey;

@@ -59,7 +59,7 @@
  * lexicon/index.ts.
  */
 import type { Token } from './normalize.ts';
-import { BARE_MAX_TOKENS, compileLexicons, findMarkers, findSignals, POSITIONAL_MARKERS, prepare, type Compiled, type Match, type ScanSets, type SignalSpec } from './engine.ts';
+import { BARE_MAX_TOKENS, compileLexicons, findMarkers, findSignals, MARKER_KINDS, POSITIONAL_MARKERS, prepare, SCAN_ROLES, type Compiled, type Match, type ScanSets, type SignalSpec } from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
 import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
 
@@ -100,14 +100,42 @@ const NEAR: Record<string, number> = { ongoing: 3 };
 const DEFAULT_GUARDS = ['neg', 'other', 'past', 'fiction', 'idiom', 'joke'];
 const SUICIDAL: ReadonlySet<CrisisCategory> = new Set(['suicidal_ideation', 'goodbye', 'indirect_ideation']);
 
-const kindsCache = new WeakMap<SignalSpec, string[]>();
-function guardKinds(spec: SignalSpec): string[] {
-	let kinds = kindsCache.get(spec);
-	if (!kinds) {
-		kinds = DEFAULT_GUARDS.filter((k) => !spec.noguard?.includes(k)).concat(spec.guards ?? []);
-		kindsCache.set(spec, kinds);
+/** Marker kinds as bits: the kinds found in a sentence or a clause are one number. */
+const KIND_BITS = new Map(MARKER_KINDS.map((kind, i) => [kind, 1 << i]));
+const kindBit = (kind: string): number => KIND_BITS.get(kind)!;
+
+/** Where to look for a marker kind: its bit, its scope and (near) how far. */
+interface Lookup {
+	kind: string;
+	bit: number;
+	scope: Scope;
+	reach: number;
+}
+interface Guard extends Lookup {
+	effect: Effect;
+	cancel: Lookup | null;
+}
+const lookup = (kind: string, scope: Scope): Lookup => ({ kind, bit: kindBit(kind), scope, reach: NEAR[kind] ?? 1 });
+const GUARD_RULES = new Map<string, Guard>(
+	Object.entries(GUARDS).map(([kind, rule]) => [kind, { ...lookup(kind, rule.scope), effect: rule.effect, cancel: rule.cancel ? lookup(rule.cancel.kind, rule.cancel.scope) : null }]),
+);
+
+/** The guards of a signal: negation and another person (read around the phrase), then the marker guards in order. */
+interface SignalGuards {
+	neg: boolean;
+	other: boolean;
+	markers: Guard[];
+}
+const guardsCache = new WeakMap<SignalSpec, SignalGuards>();
+function guardsOf(spec: SignalSpec): SignalGuards {
+	let guards = guardsCache.get(spec);
+	if (!guards) {
+		const kinds = DEFAULT_GUARDS.filter((k) => !spec.noguard?.includes(k)).concat(spec.guards ?? []);
+		const markers = kinds.filter((k) => k !== 'neg' && k !== 'other').map((k) => GUARD_RULES.get(k)!);
+		guards = { neg: kinds.includes('neg'), other: kinds.includes('other'), markers };
+		guardsCache.set(spec, guards);
 	}
-	return kinds;
+	return guards;
 }
 
 let compiled: Compiled | null = null;
@@ -123,20 +151,17 @@ export function loadLexicons(): { languages: string[]; phrases: number } {
 }
 
 interface Markers {
-	message: Set<string>;
-	sentence: Map<number, Set<string>>;
-	clause: Map<number, Set<string>>;
+	/** The marker kinds (bits, see kindBit) found in the message, in each sentence and in each clause (by number). */
+	message: number;
+	sentence: number[];
+	clause: number[];
 	near: Map<string, Match[]>;
 	times: { sent: number; weak: boolean; lang: string }[];
 }
 
 function collectMarkers(matches: Match[], tokens: Token[]): Markers {
-	const markers: Markers = { message: new Set(), sentence: new Map(), clause: new Map(), near: new Map(), times: [] };
-	const addTo = (map: Map<number, Set<string>>, key: number, kind: string): void => {
-		let set = map.get(key);
-		if (!set) map.set(key, (set = new Set()));
-		set.add(kind);
-	};
+	const last = tokens[tokens.length - 1]!;
+	const markers: Markers = { message: 0, sentence: new Array<number>(last.sent + 1).fill(0), clause: new Array<number>(last.clause + 1).fill(0), near: new Map(), times: [] };
 	for (const m of matches) {
 		const kind = m.phrase.kind;
 		if (kind === 'signal') continue;
@@ -144,10 +169,11 @@ function collectMarkers(matches: Match[], tokens: Token[]): Markers {
 			markers.times.push({ sent: tokens[m.start]!.sent, weak: kind === 'time_weak', lang: m.phrase.lang });
 			continue;
 		}
-		markers.message.add(kind);
+		const bit = kindBit(kind);
+		markers.message |= bit;
 		for (let i = m.start; i < m.end; i++) {
-			addTo(markers.sentence, tokens[i]!.sent, kind);
-			addTo(markers.clause, tokens[i]!.clause, kind);
+			markers.sentence[tokens[i]!.sent]! |= bit;
+			markers.clause[tokens[i]!.clause]! |= bit;
 		}
 		const near = markers.near.get(kind);
 		if (near) near.push(m);
@@ -156,9 +182,12 @@ function collectMarkers(matches: Match[], tokens: Token[]): Markers {
 	return markers;
 }
 
-function hasKey(token: Token, set: Set<string>): boolean {
-	for (const key of token.keys) if (set.has(key)) return true;
-	return false;
+/** Which of the language's scan sets (negators, self, other...) the token is in, as SCAN_ROLES bits. */
+function rolesOf(token: Token, sets: ScanSets): number {
+	const keys = token.keys;
+	let roles = 0;
+	for (let k = 0; k < keys.length; k++) roles |= sets.roles.get(keys[k]!) ?? 0;
+	return roles;
 }
 
 /** Negation or another person governing the phrase: inside its gaps, or walking back over filler words. */
@@ -166,19 +195,20 @@ function subjectGuard(m: Match, tokens: Token[], c: Compiled, checkOther: boolea
 	const sets = c.scan.get(m.phrase.lang);
 	if (!sets) return null;
 	for (const gi of m.gaps) {
-		const token = tokens[gi]!;
-		if (hasKey(token, sets.negators)) return 'neg';
-		if (checkOther && hasKey(token, sets.other)) return 'other';
+		const roles = rolesOf(tokens[gi]!, sets);
+		if (roles & SCAN_ROLES.negators) return 'neg';
+		if (checkOther && roles & SCAN_ROLES.other) return 'other';
 	}
 	const clause = tokens[m.start]!.clause;
 	for (let i = m.start - 1, steps = 0; i >= 0 && steps < 5; i--, steps++) {
 		const token = tokens[i]!;
 		if (token.clause !== clause) break;
-		if (hasKey(token, sets.negators)) return 'neg';
-		if (hasKey(token, sets.self)) return null;
-		if (checkOther && hasKey(token, sets.other)) return 'other';
-		if (hasKey(token, sets.coord)) return checkOther ? coordinatedSubject(tokens, i, clause, sets) : null;
-		if (!hasKey(token, sets.transparent)) return null;
+		const roles = rolesOf(token, sets);
+		if (roles & SCAN_ROLES.negators) return 'neg';
+		if (roles & SCAN_ROLES.self) return null;
+		if (checkOther && roles & SCAN_ROLES.other) return 'other';
+		if (roles & SCAN_ROLES.coord) return checkOther ? coordinatedSubject(tokens, i, clause, sets) : null;
+		if (!(roles & SCAN_ROLES.transparent)) return null;
 	}
 	return null;
 }
@@ -192,44 +222,44 @@ function coordinatedSubject(tokens: Token[], coord: number, clause: number, sets
 	for (let i = coord - 1; i >= 0 && coord - i <= 8; i--) {
 		const token = tokens[i]!;
 		if (token.clause !== clause) return null;
-		if (!hasKey(token, sets.subjects)) continue;
-		return hasKey(token, sets.self) ? null : 'other';
+		const roles = rolesOf(token, sets);
+		if (!(roles & SCAN_ROLES.subjects)) continue;
+		return roles & SCAN_ROLES.self ? null : 'other';
 	}
 	return null;
 }
 
-function present(kind: string, scope: Scope, m: Match, tokens: Token[], markers: Markers): boolean {
-	switch (scope) {
+function present(look: Lookup, m: Match, tokens: Token[], markers: Markers): boolean {
+	switch (look.scope) {
 		case 'message':
-			return markers.message.has(kind);
+			return (markers.message & look.bit) !== 0;
 		case 'sentence':
-			return markers.sentence.get(tokens[m.start]!.sent)?.has(kind) ?? false;
+			return (markers.sentence[tokens[m.start]!.sent]! & look.bit) !== 0;
 		case 'clause':
-			for (let i = m.start; i < m.end; i++) if (markers.clause.get(tokens[i]!.clause)?.has(kind)) return true;
+			for (let i = m.start; i < m.end; i++) if (markers.clause[tokens[i]!.clause]! & look.bit) return true;
 			return false;
 		case 'near': {
 			const first = tokens[m.start]!.clause;
 			const last = tokens[m.end - 1]!.clause;
-			const reach = NEAR[kind] ?? 1;
-			for (const g of markers.near.get(kind) ?? []) {
+			for (const g of markers.near.get(look.kind) ?? []) {
 				const clause = tokens[g.start]!.clause;
-				if (g.start <= m.end - 1 + reach && g.end - 1 >= m.start - reach && clause >= first && clause <= last) return true;
+				if (g.start <= m.end - 1 + look.reach && g.end - 1 >= m.start - look.reach && clause >= first && clause <= last) return true;
 			}
 			return false;
 		}
 	}
 }
 
-function guardApplies(kind: string, m: Match, tokens: Token[], markers: Markers): boolean {
-	const rule = GUARDS[kind]!;
-	if (!present(kind, rule.scope, m, tokens, markers)) return false;
-	return !(rule.cancel && present(rule.cancel.kind, rule.cancel.scope, m, tokens, markers));
+function guardApplies(guard: Guard, m: Match, tokens: Token[], markers: Markers): boolean {
+	return present(guard, m, tokens, markers) && !(guard.cancel && present(guard.cancel, m, tokens, markers));
 }
 
 interface Live {
 	spec: SignalSpec;
 	lang: string;
 	level: CrisisLevel;
+	/** levelRank(level). */
+	rank: number;
 	sent: number;
 	tp: boolean;
 }
@@ -254,17 +284,17 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 		result.categories.add(category);
 	};
 	for (const l of live) {
-		if (levelRank(l.level) >= concern) {
+		if (l.rank >= concern) {
 			result.level = maxLevel(result.level, l.level);
 			contribute(l);
 		}
 	}
 	// Explicit intent to use a means on oneself ("use the gun on myself") counts as ideation whatever its category.
-	const suicidal = live.filter((l) => (SUICIDAL.has(l.spec.cat) || (l.spec.intent && levelRank(l.level) >= high)) && levelRank(l.level) >= concern);
-	const explicit = suicidal.filter((l) => levelRank(l.level) >= high);
+	const suicidal = live.filter((l) => (SUICIDAL.has(l.spec.cat) || (l.spec.intent && l.rank >= high)) && l.rank >= concern);
+	const explicit = suicidal.filter((l) => l.rank >= high);
 	const plans = live.filter((l) => l.spec.plan);
 	/** Preparation beyond having something at hand: acquiring, stockpiling, a noose, a note (level concern or more). */
-	const prepared = plans.filter((l) => levelRank(l.level) >= concern);
+	const prepared = plans.filter((l) => l.rank >= concern);
 	const vague = live.filter((l) => l.spec.vague);
 	/** Intent to act on something unnamed: "do it", "jump" (vague), "take them", "use it" (use). */
 	const acting = live.filter((l) => l.spec.vague || l.spec.use);
@@ -277,7 +307,7 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 		result.level = maxLevel(result.level, level);
 	};
 
-	if (live.some((l) => l.spec.cat === 'attempt' && levelRank(l.level) >= high)) raise('imminent');
+	if (live.some((l) => l.spec.cat === 'attempt' && l.rank >= high)) raise('imminent');
 	// Means at hand or prepared, with ideation, a goodbye (even a bare "bye") or an intent to act: a plan.
 	const farewell = live.filter((l) => l.spec.cat === 'goodbye');
 	if (plans.length > 0 && (suicidal.length > 0 || acting.length > 0 || farewell.length > 0)) {
@@ -311,7 +341,7 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 	};
 	const preparedTime = prepared.length > 0 ? times.filter(nearAny(prepared)) : [];
 	if (preparedTime.some((t) => !t.weak)) {
-		raise(prepared.some((l) => levelRank(l.level) >= high) ? 'imminent' : 'high');
+		raise(prepared.some((l) => l.rank >= high) ? 'imminent' : 'high');
 		timed = true;
 		for (const t of preparedTime) if (!t.weak) result.usedTime.add(`${t.lang}:time`);
 	}
@@ -353,34 +383,34 @@ export function screen(text: string): Assessment {
 		const spec = m.phrase.signal;
 		if (!spec) continue;
 		if (spec.bare && tokens.length > BARE_MAX_TOKENS) continue;
-		if (spec.requires && !markers.message.has(spec.requires)) continue;
+		if (spec.requires && !(markers.message & kindBit(spec.requires))) continue;
 		// One reading per phrase and place: the same signal found from two start words counts once.
 		const place = m.end * 65536 + m.phrase.serial;
 		if (seen.has(place)) continue;
 		seen.add(place);
 
 		let tp = spec.tp === true;
-		if (!tp && tokens[m.start]!.quoted && markers.message.has('report')) tp = true; // she said "I want to die"
+		if (!tp && tokens[m.start]!.quoted && markers.message & kindBit('report')) tp = true; // she said "I want to die"
 		// Another match of a phrase that already counted at full strength changes nothing (where it is only matters
 		// for times, so then per sentence): skipping it keeps long repetitive messages fast.
 		const strength = ((m.phrase.serial * 2 + (tp ? 1 : 0)) * (tokens.length + 1) + (timed ? tokens[m.start]!.sent + 1 : 0));
 		if (full.has(strength)) continue;
-		const kinds = guardKinds(spec);
+		const guards = guardsOf(spec);
 		let dropped: string | null = null;
 		let steps = 0;
 		const downs: string[] = [];
-		if (kinds.includes('neg') || kinds.includes('other')) {
-			const who = subjectGuard(m, tokens, c, kinds.includes('other') && !tp);
-			if (who === 'neg' && kinds.includes('neg')) dropped = 'negated';
+		if (guards.neg || guards.other) {
+			const who = subjectGuard(m, tokens, c, guards.other && !tp);
+			if (who === 'neg' && guards.neg) dropped = 'negated';
 			else if (who === 'other') dropped = 'other';
 		}
-		for (const kind of kinds) {
-			if (dropped || kind === 'neg' || kind === 'other') continue;
-			if (!guardApplies(kind, m, tokens, markers)) continue;
-			if (GUARDS[kind]!.effect === 'drop') dropped = kind;
+		for (const guard of guards.markers) {
+			if (dropped) break;
+			if (!guardApplies(guard, m, tokens, markers)) continue;
+			if (guard.effect === 'drop') dropped = guard.kind;
 			else {
 				steps++;
-				downs.push(kind);
+				downs.push(guard.kind);
 			}
 		}
 		if (dropped) {
@@ -390,7 +420,7 @@ export function screen(text: string): Assessment {
 		const level = lower(spec.level, steps);
 		if (steps === 0) full.add(strength);
 		note(downs.length > 0 ? `${m.phrase.id}~${downs.join('~')}` : m.phrase.id);
-		live.push({ spec, lang: m.phrase.lang, level, sent: tokens[m.start]!.sent, tp });
+		live.push({ spec, lang: m.phrase.lang, level, rank: levelRank(level), sent: tokens[m.start]!.sent, tp });
 	}
 
 	const self = assessGroup(

@@ -142,7 +142,7 @@ const havenServer = spawn(process.execPath, ['src/cli/haven.ts', 'serve'], {
 		PORT: String(havenPort),
 		LOG_LEVEL: 'error',
 		ENCRYPTION_KEY: 'b'.repeat(64),
-		RATE_LIMIT_PER_MINUTE: '1000000'
+		RATE_LIMIT_PER_MINUTE: '100000000'
 	}
 });
 children.push(havenServer);

@@ -44,4 +44,7 @@ export const ADVERSARIAL: Record<string, string> = {
 	'numbers': fill('took 40 pills 2019 '),
 	'means and times': fill('i have the rope and will use it. tonight. '),
 	'long intent run-on': fill('i have the pills and im gonna take them all and '),
+	// Hundreds of readings of one phrase, each lowered by a guard (a joke marker): once took 1.1 ms, one evaluation each.
+	'phrase and joke repeated': fill('kms jk '),
+	'phrase and idiom repeated': fill('kill myself lol '),
 };

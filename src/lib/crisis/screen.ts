@@ -378,6 +378,7 @@ export function screen(text: string): Assessment {
 	const live: Live[] = [];
 	const seen = new Set<number>();
 	const full = new Set<number>();
+	const readings = new Set<number>();
 	const timed = markers.times.length > 0;
 	for (const m of matches) {
 		const spec = m.phrase.signal;
@@ -399,6 +400,7 @@ export function screen(text: string): Assessment {
 		let dropped: string | null = null;
 		let steps = 0;
 		const downs: string[] = [];
+		let downMask = 0;
 		if (guards.neg || guards.other) {
 			const who = subjectGuard(m, tokens, c, guards.other && !tp);
 			if (who === 'neg' && guards.neg) dropped = 'negated';
@@ -411,12 +413,17 @@ export function screen(text: string): Assessment {
 			else {
 				steps++;
 				downs.push(guard.kind);
+				downMask |= guard.bit;
 			}
 		}
 		if (dropped) {
 			note(`${m.phrase.id}!${dropped}`);
 			continue;
 		}
+		// The same reading, lowered by the same guards, adds nothing either ("kms jk" said 600 times is one reading).
+		const reading = strength * 2 ** MARKER_KINDS.length + downMask;
+		if (readings.has(reading)) continue;
+		readings.add(reading);
 		const level = lower(spec.level, steps);
 		if (steps === 0) full.add(strength);
 		note(downs.length > 0 ? `${m.phrase.id}~${downs.join('~')}` : m.phrase.id);

@@ -103,6 +103,8 @@ const SUICIDAL: ReadonlySet<CrisisCategory> = new Set(['suicidal_ideation', 'goo
 /** Marker kinds as bits: the kinds found in a sentence or a clause are one number. */
 const KIND_BITS = new Map(MARKER_KINDS.map((kind, i) => [kind, 1 << i]));
 const kindBit = (kind: string): number => KIND_BITS.get(kind)!;
+/** How many sets of marker kinds there are: a reading's key is its strength times this plus the kinds that lowered it. */
+const MARKER_MASKS = 2 ** MARKER_KINDS.length;
 
 /** Where to look for a marker kind: its bit, its scope and (near) how far. */
 interface Lookup {
@@ -377,7 +379,7 @@ export function screen(text: string): Assessment {
 	};
 	const live: Live[] = [];
 	const seen = new Set<number>();
-	const full = new Set<number>();
+	/** Readings counted so far: phrase, subject and (with times) sentence, with the guards that lowered it. */
 	const readings = new Set<number>();
 	const timed = markers.times.length > 0;
 	for (const m of matches) {
@@ -392,10 +394,11 @@ export function screen(text: string): Assessment {
 
 		let tp = spec.tp === true;
 		if (!tp && tokens[m.start]!.quoted && markers.message & kindBit('report')) tp = true; // she said "I want to die"
-		// Another match of a phrase that already counted at full strength changes nothing (where it is only matters
-		// for times, so then per sentence): skipping it keeps long repetitive messages fast.
+		// Another match of a phrase that already counted changes nothing (where it is only matters for times, so then per
+		// sentence): skipping it keeps long repetitive messages fast. One that counted at full strength is skipped before
+		// its guards are read; otherwise, after, when the same guards lowered it ("kms jk" said 600 times is one reading).
 		const strength = ((m.phrase.serial * 2 + (tp ? 1 : 0)) * (tokens.length + 1) + (timed ? tokens[m.start]!.sent + 1 : 0));
-		if (full.has(strength)) continue;
+		if (readings.has(strength * MARKER_MASKS)) continue;
 		const guards = guardsOf(spec);
 		let dropped: string | null = null;
 		let steps = 0;
@@ -420,12 +423,10 @@ export function screen(text: string): Assessment {
 			note(`${m.phrase.id}!${dropped}`);
 			continue;
 		}
-		// The same reading, lowered by the same guards, adds nothing either ("kms jk" said 600 times is one reading).
-		const reading = strength * 2 ** MARKER_KINDS.length + downMask;
+		const reading = strength * MARKER_MASKS + downMask;
 		if (readings.has(reading)) continue;
 		readings.add(reading);
 		const level = lower(spec.level, steps);
-		if (steps === 0) full.add(strength);
 		note(downs.length > 0 ? `${m.phrase.id}~${downs.join('~')}` : m.phrase.id);
 		live.push({ spec, lang: m.phrase.lang, level, rank: levelRank(level), sent: tokens[m.start]!.sent, tp });
 	}

@@ -13,13 +13,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import autocannon from 'autocannon';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/lib/db/embedded.ts';
-import { dropDatabase, freshDatabaseUrl } from '../test/support/env.ts';
+import { dropDatabase, freePort, freshDatabaseUrl } from '../test/support/env.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -39,13 +38,6 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
-async function freePort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as { port: number };
-	await new Promise((resolve) => server.close(resolve));
-	return port;
-}
 
 async function waitFor(url: string, child: ChildProcess): Promise<void> {
 	for (let i = 0; i < 600; i++) {

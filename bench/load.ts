@@ -19,11 +19,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseMetrics, total } from '../test/reliability/support.ts';
-import { dropDatabase, testEnv } from '../test/support/env.ts';
+import { dropDatabase, freePort, testEnv } from '../test/support/env.ts';
 import { snowflakeAt, startFakeDiscord, type FakeDiscord } from '../test/support/fake-discord.ts';
 import { startFakeOpenAi } from '../test/support/fake-openai.ts';
 
@@ -59,13 +58,6 @@ function record(kind: string, status: string, ms: number): void {
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
 
-async function freePort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as { port: number };
-	await new Promise((resolve) => server.close(resolve));
-	return port;
-}
 
 /** 10.x.y.z for a client number: a stable address per simulated client. */
 const ipOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { inspect } from 'node:util';
 import type { AddressInfo } from 'node:net';
-import { FAKE_SECRET, startFakeOpenAi } from './support/fake-openai.ts';
+import { startFakeOpenAi } from './support/fake-openai.ts';
 import type { FakeOpenAi } from './support/fake-openai.ts';
 import { startCaptureServer } from './support/capture-server.ts';
 import {

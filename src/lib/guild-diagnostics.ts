@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { PermissionFlagsBits, PermissionsBitField, type APIEmbed, type APIEmbedField } from 'discord.js';
 import { observeFaults, type FunnelledFault } from './discord/errors.ts';
 import type { View } from './discord/respond.ts';
+import { COLOR } from './discord/render.ts';
 import { discordTime, formatDuration, plural } from './discord/text.ts';
 import type { GuildSettings } from './guild-settings.ts';
 import { guildColumns, metaOf } from './privacy.ts';
@@ -12,7 +13,6 @@ import { guildColumns, metaOf } from './privacy.ts';
  * Data gathering is in small functions; views are pure functions of plain inputs.
  */
 
-const COLOR = 0x5fb3a1;
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Recent faults per server, fed by the error funnel (src/lib/discord/errors.ts, `observeFaults`)

@@ -7,8 +7,6 @@ import { retentionTable, type RetentionSettings } from './retention.ts';
 
 /** Views of `/privacy` and its delete confirmation: pure functions (tested without Discord). */
 
-const COLOR = 0x5fb3a1;
-
 /** How long the "Delete everything" button works. */
 export const DELETE_CONFIRM_MS = 2 * 60_000;
 export const DELETE_PREFIX = 'privacy-delete';

@@ -4,10 +4,9 @@
 // interactions keep flowing on the healthy shard and none is ever answered twice.
 import assert from 'node:assert/strict';
 import { chmodSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startCaptureServer, type CaptureServer } from '../support/capture-server.ts';
-import { dropDatabase, testEnv } from '../support/env.ts';
+import { dropDatabase, freePort, testEnv } from '../support/env.ts';
 import { shardOf, snowflakeAt, startFakeDiscord, type FakeDiscord, type SentInteraction } from '../support/fake-discord.ts';
 import { startTestHaven, type TestHaven } from '../support/haven.ts';
 import { waitReady, worldGuilds } from '../bot/support.ts';
@@ -36,13 +35,6 @@ const someone = () => snowflakeAt(1_497_000_000_000, nextUser++);
 const observed: Status[] = [];
 const interactions: SentInteraction[] = [];
 
-async function freePort(): Promise<number> {
-	const server = net.createServer();
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as net.AddressInfo;
-	await new Promise((resolve) => server.close(resolve));
-	return port;
-}
 
 /** One GET /v1/status, checked for consistency with its own shards and kept for the final tally. */
 async function status(): Promise<Status> {

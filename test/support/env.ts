@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 
@@ -40,4 +41,13 @@ export async function dropDatabase(databaseUrl: string | undefined): Promise<voi
 	} finally {
 		await orm.close(true);
 	}
+}
+
+/** A TCP port free on loopback right now (for a child process that must be told its port before it starts). */
+export async function freePort(): Promise<number> {
+	const server = createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	await new Promise((resolve) => server.close(resolve));
+	return port;
 }

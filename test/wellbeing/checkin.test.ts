@@ -7,7 +7,7 @@ import { container } from '@sapphire/framework';
 import { ApplicationCommandOptionType, InteractionResponseType } from 'discord.js';
 import { reminderStore } from '../../src/lib/wellbeing/reminder-store.ts';
 import { createReminderScheduler, REMINDER_OFF_BUTTON } from '../../src/lib/wellbeing/reminders.ts';
-import { assertPrivate, counter, data, run, someone, sql, startWellbeingWorld, textOf, type WellbeingWorld } from './support.ts';
+import { assertPrivate, counter, run, someone, sql, startWellbeingWorld, textOf, type WellbeingWorld } from './support.ts';
 
 let w: WellbeingWorld;
 

@@ -1,4 +1,4 @@
-import { FieldCipher } from '../src/lib/crypto.ts';
+import { FieldCipher } from '../src/lib/db/field-cipher.ts';
 
 /** Field encryption throughput: seal+open pairs per second for typical sizes. Run: node bench/crypto.ts */
 

@@ -16,7 +16,7 @@ import { chmodSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { Client, Events, GatewayIntentBits, MessageFlags, Partials } from 'discord.js';
-import { parseConfig } from '../src/lib/config.ts';
+import { parseConfig } from '../src/lib/core/config.ts';
 import { snowflakeAt, startFakeDiscord, type FakeDiscord } from '../test/support/fake-discord.ts';
 import { dropDatabase, testEnv } from '../test/support/env.ts';
 

@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../src/lib/config.ts';
-import { FieldCipher } from '../src/lib/crypto.ts';
+import { parseConfig } from '../src/lib/core/config.ts';
+import { FieldCipher } from '../src/lib/db/field-cipher.ts';
 import { Feedback, migrate, openDatabase } from '../src/lib/db/index.ts';
-import { rotateSalt } from '../src/lib/rotate-salt.ts';
+import { rotateSalt } from '../src/lib/operations/rotate-salt.ts';
 
 /**
  * rotate-salt on 100k encrypted rows: rows per second and peak memory of this process.

@@ -1,24 +1,24 @@
-import './lib/setup.ts';
+import './lib/framework/setup.ts';
 import { once } from 'node:events';
 import { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { container, SapphireClient } from '@sapphire/framework';
 import { createAi } from './lib/ai/index.ts';
-import { HttpRequest } from './lib/api/http.ts';
-import { configWarnings, type Config } from './lib/config.ts';
+import { HttpRequest } from './lib/framework/http-request.ts';
+import { configWarnings, type Config } from './lib/core/config.ts';
 import { createBot } from './lib/discord/bot.ts';
 import { discordClientOptions, dropSapphireRegistration } from './lib/discord/client-options.ts';
 import { migrate, openDatabase, type Database } from './lib/db/index.ts';
-import { logLevel } from './lib/logger.ts';
-import { Metrics } from './lib/metrics.ts';
-import { acceptTypeScriptPieces, dropUnusedApiPieces, loginWithLoadedPieces } from './lib/setup.ts';
-import { startHeartbeat, type Heartbeat } from './lib/heartbeat.ts';
-import { retentionSettings, startRetentionScheduler, type RetentionScheduler } from './lib/retention.ts';
+import { logLevel } from './lib/core/logger.ts';
+import { Metrics } from './lib/operations/metrics.ts';
+import { acceptTypeScriptPieces, dropUnusedApiPieces, loginWithLoadedPieces } from './lib/framework/setup.ts';
+import { startHeartbeat, type Heartbeat } from './lib/operations/heartbeat.ts';
+import { retentionSettings, startRetentionScheduler, type RetentionScheduler } from './lib/privacy/retention.ts';
 import { loadLexicons } from './lib/crisis/screen.ts';
-import { createStats } from './lib/stats.ts';
-import { currentStatus, ShardTracker } from './lib/status.ts';
-import { resolveVersion } from './lib/version.ts';
+import { createStats } from './lib/operations/stats.ts';
+import { currentStatus, ShardTracker } from './lib/operations/status.ts';
+import { resolveVersion } from './lib/core/version.ts';
 import { startReminderScheduler } from './lib/wellbeing/reminder-dm.ts';
 
 export interface Haven {
@@ -121,7 +121,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 
 	const { apiKey, url: statusUrl, intervalMs } = config.status;
 	const heartbeat = apiKey ? startHeartbeat({ url: statusUrl, apiKey, intervalMs, status: currentStatus, log }) : undefined;
-	// Retention purge (src/lib/retention.ts): PURGE_INTERVAL_MS, 0 turns it off.
+	// Retention purge (src/lib/privacy/retention.ts): PURGE_INTERVAL_MS, 0 turns it off.
 	const { purgeIntervalMs } = config.retention;
 	const retention = purgeIntervalMs > 0 ? startRetentionScheduler({ orm: db.orm, intervalMs: purgeIntervalMs, settings: retentionSettings(config), log }) : undefined;
 

@@ -1,7 +1,7 @@
 import { container } from '@sapphire/framework';
-import { loadConfig, type Config } from '../lib/config.ts';
+import { loadConfig, type Config } from '../lib/core/config.ts';
 import { openDatabase, type Database } from '../lib/db/index.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createLogger } from '../lib/core/logger.ts';
 
 /** For commands that work on the database without starting the service. */
 export async function withDatabase<T>(run: (db: Database, config: Config) => Promise<T>): Promise<T> {

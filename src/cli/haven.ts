@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../lib/config.ts';
+import { ConfigError } from '../lib/core/config.ts';
 
 /** The `haven` program. Each file in ./commands registers one subcommand: adding a command is adding a file. */
 const program = new Command('haven')

@@ -1,9 +1,9 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
-import { readChangelog } from '../lib/discord/changelog.ts';
+import { readChangelog } from '../lib/operations/changelog.ts';
 import { isOwner } from '../lib/discord/command.ts';
-import { OWNER_ONLY_MESSAGE, renderChangelog } from '../lib/discord/render.ts';
-import { send, updateSoon } from '../lib/discord/respond.ts';
+import { OWNER_ONLY_MESSAGE, renderChangelog } from '../lib/discord/info-views.ts';
+import { send, updateSoon } from '../lib/discord/reply.ts';
 
 /** Previous/Next of `/changelog` (custom id `changelog:<page>`); the file is read again, so edits show at once. */
 export class ChangelogPages extends InteractionHandler {

@@ -1,9 +1,9 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
-import { NO_MENTIONS } from '../lib/discord/respond.ts';
+import { NO_MENTIONS } from '../lib/discord/reply.ts';
 import { disableReminder } from '../lib/wellbeing/reminder-store.ts';
 import { REMINDER_OFF_BUTTON } from '../lib/wellbeing/reminders.ts';
-import { guardComponent } from '../lib/wellbeing/respond.ts';
+import { guardComponent } from '../lib/wellbeing/answer.ts';
 
 /** "Turn off reminders" under a reminder DM: turns off the reminders of whoever clicks (the DM's recipient). */
 export class CheckinReminderButtons extends InteractionHandler {

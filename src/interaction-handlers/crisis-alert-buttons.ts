@@ -1,10 +1,10 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import { MessageFlags, type ButtonInteraction } from 'discord.js';
-import { NO_MENTIONS, send, updateSoon } from '../lib/discord/respond.ts';
-import { getGuildSettings } from '../lib/guild-settings.ts';
+import { NO_MENTIONS, send, updateSoon } from '../lib/discord/reply.ts';
+import { getGuildSettings } from '../lib/settings/guild-settings.ts';
 import { findAlert, markAlert } from '../lib/safety/events.ts';
 import { canRespondToAlert } from '../lib/safety/policy.ts';
-import { ALERT_NOT_ALLOWED, parseAlertButton, renderAlertAlready, renderAlertStatus, type AlertAction } from '../lib/safety/render.ts';
+import { ALERT_NOT_ALLOWED, parseAlertButton, renderAlertAlready, renderAlertStatus, type AlertAction } from '../lib/safety/crisis-views.ts';
 
 /**
  * Acknowledge / Resolved on a moderator alert (custom id `crisis-alert:<ack|resolve>:<event id>`). Who and when is

@@ -1,10 +1,10 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
 import { isOwner } from '../lib/discord/command.ts';
-import { feedbackActionView, feedbackListView } from '../lib/discord/feedback-manage.ts';
-import { OWNER_ONLY_MESSAGE } from '../lib/discord/render.ts';
-import { parseFeedbackButton, type FeedbackButton } from '../lib/discord/render-feedback.ts';
-import { send, updateSoon } from '../lib/discord/respond.ts';
+import { feedbackActionView, feedbackListView } from '../lib/feedback/manage.ts';
+import { OWNER_ONLY_MESSAGE } from '../lib/discord/info-views.ts';
+import { parseFeedbackButton, type FeedbackButton } from '../lib/feedback/views.ts';
+import { send, updateSoon } from '../lib/discord/reply.ts';
 
 /** The buttons of `/feedback-manage`: list pages and actions on one item. Owners only, checked on every click. */
 export class FeedbackManageButtons extends InteractionHandler {

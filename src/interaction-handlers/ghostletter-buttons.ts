@@ -1,8 +1,8 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
-import { updateSoon } from '../lib/discord/respond.ts';
+import { updateSoon } from '../lib/discord/reply.ts';
 import { CLEAR_CANCELLED, clearLetters, deleteLetter, letterAt, NOT_YOURS, parseLetterButton, renderCleared, renderLetter, type LetterButton } from '../lib/wellbeing/ghost-letters.ts';
-import { whisper } from '../lib/wellbeing/respond.ts';
+import { whisper } from '../lib/wellbeing/answer.ts';
 
 /**
  * The buttons of `/ghostletter read` (pages, delete one) and `/ghostletter clear` (confirm, cancel). They sit on

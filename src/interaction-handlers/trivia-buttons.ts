@@ -1,6 +1,6 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
-import { NO_MENTIONS } from '../lib/discord/respond.ts';
+import { NO_MENTIONS } from '../lib/discord/reply.ts';
 import {
 	castVote,
 	loadRound,
@@ -16,7 +16,7 @@ import {
 	withRoundLock,
 	type GameButton
 } from '../lib/wellbeing/games.ts';
-import { guardComponent, whisper } from '../lib/wellbeing/respond.ts';
+import { guardComponent, whisper } from '../lib/wellbeing/answer.ts';
 
 type TriviaButton = Extract<GameButton, { game: 'trivia' }>;
 

@@ -1,5 +1,5 @@
 import { Middleware } from '@sapphire/plugin-api';
-import type { HttpRequest } from '../lib/api/http.ts';
+import type { HttpRequest } from '../lib/framework/http-request.ts';
 import { requireBearer } from '../lib/api/auth.ts';
 import { isApiRoute } from '../lib/api/route.ts';
 

@@ -1,6 +1,6 @@
 import { Middleware } from '@sapphire/plugin-api';
 import type { z } from 'zod';
-import type { HttpRequest } from '../lib/api/http.ts';
+import type { HttpRequest } from '../lib/framework/http-request.ts';
 import { readJsonBody, validate } from '../lib/api/body.ts';
 import { isApiRoute } from '../lib/api/route.ts';
 import { MAX_BODY_BYTES } from '../lib/api/schemas.ts';

@@ -1,5 +1,5 @@
 import { Middleware } from '@sapphire/plugin-api';
-import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 
 /**
  * Replaces plugin-api's `headers` middleware, which ends unknown paths and wrong methods with an empty body

@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import { Middleware } from '@sapphire/plugin-api';
-import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 import { clientIp, proxyTrust, rateLimitKey, type ProxyTrust } from '../lib/api/client-ip.ts';
-import { HttpError } from '../lib/api/errors.ts';
+import { HttpError } from '../lib/api/http-error.ts';
 import { FixedWindowLimiter, rateLimitHeaders, tightest } from '../lib/api/rate-limit.ts';
 import { isApiRoute, type RouteLimit } from '../lib/api/route.ts';
 

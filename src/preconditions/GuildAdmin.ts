@@ -1,6 +1,6 @@
 import { AllFlowsPrecondition } from '@sapphire/framework';
 import { PermissionFlagsBits, type Message, type PermissionsBitField } from 'discord.js';
-import { GUILD_ADMIN_MESSAGE, GUILD_ONLY_MESSAGE } from '../lib/discord/render.ts';
+import { GUILD_ADMIN_MESSAGE, GUILD_ONLY_MESSAGE } from '../lib/discord/info-views.ts';
 
 /** Server settings commands: in a server, by a member with Manage Server (from the interaction's own permissions). */
 export class GuildAdminPrecondition extends AllFlowsPrecondition {

@@ -1,6 +1,6 @@
 import { AllFlowsPrecondition } from '@sapphire/framework';
 import { isOwner } from '../lib/discord/command.ts';
-import { OWNER_ONLY_MESSAGE } from '../lib/discord/render.ts';
+import { OWNER_ONLY_MESSAGE } from '../lib/discord/info-views.ts';
 
 /** Owner commands: only the users in OWNER_IDS. Being in PRIVATE_GUILD_ID is not authorisation. */
 export class OwnerOnlyPrecondition extends AllFlowsPrecondition {

@@ -1,7 +1,7 @@
 import type { Route } from '@sapphire/plugin-api';
 import { DOCS_PAGE, docsCsp } from '../lib/api/docs.ts';
 import { ApiRoute } from '../lib/api/route.ts';
-import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 
 export class DocsRoute extends ApiRoute {
 	constructor(context: Route.LoaderContext) {

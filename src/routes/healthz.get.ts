@@ -1,8 +1,8 @@
 import type { Route } from '@sapphire/plugin-api';
 import { ApiRoute } from '../lib/api/route.ts';
-import { sendJson } from '../lib/api/respond.ts';
+import { sendJson } from '../lib/api/json-response.ts';
 import { Health } from '../lib/api/schemas.ts';
-import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 
 /** Liveness: answers without touching the database, so a database outage does not restart the process. */
 export class HealthRoute extends ApiRoute {

@@ -1,9 +1,9 @@
 import type { Route } from '@sapphire/plugin-api';
 import { ApiRoute } from '../lib/api/route.ts';
-import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 
 /**
- * Prometheus metrics (src/lib/metrics.ts; README "Metrics"). For operators, not part of the public API: left out of
+ * Prometheus metrics (src/lib/operations/metrics.ts; README "Metrics"). For operators, not part of the public API: left out of
  * the OpenAPI document. Needs `Authorization: Bearer <METRICS_TOKEN>` (API_TOKEN when METRICS_TOKEN is unset); with
  * neither configured it answers 503, like the other protected routes. It counts against the per-address rate limit.
  */

@@ -1,8 +1,8 @@
 import type { Route } from '@sapphire/plugin-api';
 import { buildOpenApiDocument } from '../lib/api/openapi.ts';
 import { ApiRoute } from '../lib/api/route.ts';
-import { sendJson } from '../lib/api/respond.ts';
-import type { HttpRequest, HttpResponse } from '../lib/api/http.ts';
+import { sendJson } from '../lib/api/json-response.ts';
+import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 
 /** The OpenAPI 3.1 document, generated from the loaded route pieces and their zod schemas. */
 export class OpenApiRoute extends ApiRoute {

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { CAREFUL_ADDENDUM, HAVEN_SYSTEM_PROMPT } from '../../src/lib/ai/index.ts';
 import { MAX_BODY_BYTES } from '../../src/lib/api/schemas.ts';
-import { approveFeedback, listFeedback, rejectFeedback } from '../../src/lib/feedback.ts';
+import { approveFeedback, listFeedback, rejectFeedback } from '../../src/lib/feedback/store.ts';
 import { renderCrisisReply } from '../../src/lib/crisis/resources.ts';
 import { screen } from '../../src/lib/crisis/screen.ts';
 import { dropDatabase, testEnv } from '../support/env.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { StatusBody } from '../../src/lib/api/schemas.ts';
-import { startHeartbeat, type HeartbeatOptions } from '../../src/lib/heartbeat.ts';
+import { startHeartbeat, type HeartbeatOptions } from '../../src/lib/operations/heartbeat.ts';
 import { startCaptureServer, type CaptureServer } from '../support/capture-server.ts';
 import { dropDatabase, testEnv } from '../support/env.ts';
 import { startTestHaven } from '../support/haven.ts';

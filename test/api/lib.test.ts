@@ -4,13 +4,13 @@ import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { requireBearer } from '../../src/lib/api/auth.ts';
 import { clientIp, normalizeIp, proxyTrust, rateLimitKey } from '../../src/lib/api/client-ip.ts';
-import { HttpError } from '../../src/lib/api/errors.ts';
-import { HttpMetrics } from '../../src/lib/api/http-metrics.ts';
+import { HttpError } from '../../src/lib/api/http-error.ts';
+import { HttpMetrics } from '../../src/lib/framework/http-metrics.ts';
 import { responsesOf } from '../../src/lib/api/openapi.ts';
 import { FixedWindowLimiter, rateLimitHeaders, tightest } from '../../src/lib/api/rate-limit.ts';
 import { ChatRequest, FeedbackRequest, isSnowflake, TestimonialsQuery } from '../../src/lib/api/schemas.ts';
-import { staleWhileRevalidate } from '../../src/lib/stats.ts';
-import { computeStatus, overallStatus, shardState, ShardTracker, type ShardSnapshot } from '../../src/lib/status.ts';
+import { staleWhileRevalidate } from '../../src/lib/operations/stats.ts';
+import { computeStatus, overallStatus, shardState, ShardTracker, type ShardSnapshot } from '../../src/lib/operations/status.ts';
 
 const status = (error: unknown) => (error instanceof HttpError ? error.status : undefined);
 

@@ -13,7 +13,7 @@ import { AppState } from '../../src/lib/db/index.ts';
 import { HavenCommand } from '../../src/lib/discord/command.ts';
 import { collectDefinitions } from '../../src/lib/discord/definitions.ts';
 import { COMMANDS_HASH_KEY } from '../../src/lib/discord/deploy.ts';
-import { submitFeedback } from '../../src/lib/feedback.ts';
+import { submitFeedback } from '../../src/lib/feedback/store.ts';
 import { buildGuild, guildCreatePayload } from '../support/fake-discord-data.ts';
 import { snowflakeAt } from '../support/fake-discord.ts';
 import { ADMIN_ID, buttonsOf, LOG_CHANNEL_ID, MEMBER_ID, OWNER_ID, slash, startBotWorld, textOf, VERSION, type BotWorld } from './support.ts';

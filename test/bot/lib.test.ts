@@ -14,11 +14,11 @@ import {
 	type CommandDefinition
 } from '../../src/lib/discord/definitions.ts';
 import { deployCommands, describeDeploy, diffCommands } from '../../src/lib/discord/deploy.ts';
-import { respondSoon } from '../../src/lib/discord/respond.ts';
-import { describeError, failureMessage, funnelError } from '../../src/lib/discord/errors.ts';
-import { createIntegration } from '../../src/lib/discord/integration.ts';
-import { createLogChannel } from '../../src/lib/discord/log-channel.ts';
-import { compareVersions, createReleaseChecker, describeReleaseCheck } from '../../src/lib/discord/release.ts';
+import { respondSoon } from '../../src/lib/discord/reply.ts';
+import { describeError, failureMessage, funnelError } from '../../src/lib/discord/interaction-errors.ts';
+import { createIntegration } from '../../src/lib/operations/bot-list.ts';
+import { createLogChannel } from '../../src/lib/operations/log-channel.ts';
+import { compareVersions, createReleaseChecker, describeReleaseCheck } from '../../src/lib/operations/release-check.ts';
 import {
 	authorizeUrl,
 	cooldownMessage,
@@ -28,10 +28,10 @@ import {
 	renderPing,
 	renderStats,
 	renderVersion
-} from '../../src/lib/discord/render.ts';
-import { actionId, listId, parseFeedbackButton, renderFeedbackItem, renderFeedbackList } from '../../src/lib/discord/render-feedback.ts';
+} from '../../src/lib/discord/info-views.ts';
+import { actionId, listId, parseFeedbackButton, renderFeedbackItem, renderFeedbackList } from '../../src/lib/feedback/views.ts';
 import { chunkLines, excerpt, formatDuration, paginate } from '../../src/lib/discord/text.ts';
-import type { FeedbackView } from '../../src/lib/feedback.ts';
+import type { FeedbackView } from '../../src/lib/feedback/store.ts';
 import { startCaptureServer, type CaptureServer } from '../support/capture-server.ts';
 
 const def = (overrides: Partial<CommandDefinition> = {}): CommandDefinition => ({

@@ -7,8 +7,8 @@ import { container, type Command } from '@sapphire/framework';
 import { MessageFlags, PermissionFlagsBits, version as discordVersion } from 'discord.js';
 import { Conversation, CrisisEvent, MoodCheckIn } from '../../src/lib/db/index.ts';
 import { HavenCommand } from '../../src/lib/discord/command.ts';
-import { GUILD_ADMIN_MESSAGE, GUILD_ONLY_MESSAGE } from '../../src/lib/discord/render.ts';
-import { updateGuildSettings } from '../../src/lib/guild-settings.ts';
+import { GUILD_ADMIN_MESSAGE, GUILD_ONLY_MESSAGE } from '../../src/lib/discord/info-views.ts';
+import { updateGuildSettings } from '../../src/lib/settings/guild-settings.ts';
 import { slash, startBotWorld, textOf, type BotWorld } from '../bot/support.ts';
 import { snowflakeAt } from '../support/fake-discord.ts';
 

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { PermissionFlagsBits } from 'discord.js';
-import { parseConfig } from '../../src/lib/config.ts';
+import { parseConfig } from '../../src/lib/core/config.ts';
 import { entities } from '../../src/lib/db/entities.ts';
 import { collectDefinitions, cooldownSeconds } from '../../src/lib/discord/definitions.ts';
-import { FaultRing, GUILD_PERMISSIONS, missingPermissions, renderGuildContext, renderGuildDebug } from '../../src/lib/guild-diagnostics.ts';
-import { guildColumns, unclassifiedColumns, unclassifiedGuildColumns, userColumns, USER_DATA_POLICY } from '../../src/lib/privacy.ts';
-import { deleteButtonId, DELETE_CONFIRM_MS, parseDeleteButton, renderDeleteConfirm, renderPrivacyInfo } from '../../src/lib/privacy-views.ts';
-import { DEFAULT_RETENTION, retentionRules, retentionSettings, retentionTable } from '../../src/lib/retention.ts';
+import { FaultRing, GUILD_PERMISSIONS, missingPermissions, renderGuildContext, renderGuildDebug } from '../../src/lib/operations/guild-diagnostics.ts';
+import { guildColumns, unclassifiedColumns, unclassifiedGuildColumns, userColumns, USER_DATA_POLICY } from '../../src/lib/privacy/user-data.ts';
+import { deleteButtonId, DELETE_CONFIRM_MS, parseDeleteButton, renderDeleteConfirm, renderPrivacyInfo } from '../../src/lib/privacy/views.ts';
+import { DEFAULT_RETENTION, retentionRules, retentionSettings, retentionTable } from '../../src/lib/privacy/retention.ts';
 
 /** The model's metadata, discovered without connecting (the constructor discovers; only `connect` opens a connection). */
 function metadata() {
@@ -27,7 +27,7 @@ describe('columns that can hold a user id, from the ORM metadata', () => {
 		assert.deepEqual(
 			missing,
 			[],
-			`these columns can hold a user id but have no entry in USER_DATA_POLICY (src/lib/privacy.ts): ${missing.join(', ')}. ` +
+			`these columns can hold a user id but have no entry in USER_DATA_POLICY (src/lib/privacy/user-data.ts): ${missing.join(', ')}. ` +
 				'Decide what /privacy delete does with them (delete the rows, or set the id to null) and how /privacy export shows them.'
 		);
 		assert.deepEqual(stale, [], `USER_DATA_POLICY names columns that no longer exist: ${stale.join(', ')}`);
@@ -35,7 +35,7 @@ describe('columns that can hold a user id, from the ORM metadata', () => {
 
 	test('every server-id column has a rule for purging a server Haven left', () => {
 		const { missing, stale } = unclassifiedGuildColumns(metadata());
-		assert.deepEqual(missing, [], `server-id columns without an entry in GUILD_DATA_POLICY (src/lib/privacy.ts): ${missing.join(', ')}`);
+		assert.deepEqual(missing, [], `server-id columns without an entry in GUILD_DATA_POLICY (src/lib/privacy/user-data.ts): ${missing.join(', ')}`);
 		assert.deepEqual(stale, []);
 	});
 

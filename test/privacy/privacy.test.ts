@@ -9,10 +9,10 @@ import { container } from '@sapphire/framework';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InteractionResponseType, MessageFlags } from 'discord.js';
 import { CheckInReminder, Conversation, CrisisEvent, Feedback, GameRound, GameVote, GhostLetter, MoodCheckIn } from '../../src/lib/db/index.ts';
-import { approveFeedback } from '../../src/lib/feedback.ts';
-import { memoryEnabled, recentTurns, rememberTurn, RECENT_TURNS, setMemoryEnabled } from '../../src/lib/memory.ts';
-import { metaOf, remainingReferences, userColumns, type ColumnRef } from '../../src/lib/privacy.ts';
-import { DELETE_NOT_YOURS, deleteButtonId, parseDeleteButton } from '../../src/lib/privacy-views.ts';
+import { approveFeedback } from '../../src/lib/feedback/store.ts';
+import { memoryEnabled, recentTurns, rememberTurn, RECENT_TURNS, setMemoryEnabled } from '../../src/lib/companion/memory.ts';
+import { metaOf, remainingReferences, userColumns, type ColumnRef } from '../../src/lib/privacy/user-data.ts';
+import { DELETE_NOT_YOURS, deleteButtonId, parseDeleteButton } from '../../src/lib/privacy/views.ts';
 import { buttonsOf, slash, startBotWorld, textOf, type BotWorld } from '../bot/support.ts';
 import { snowflakeAt } from '../support/fake-discord.ts';
 

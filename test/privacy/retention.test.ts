@@ -11,9 +11,9 @@ import { promisify } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
 import { Conversation, CrisisEvent, Feedback, GameRound, GameVote, GhostLetter, MoodCheckIn } from '../../src/lib/db/index.ts';
-import { updateGuildSettings } from '../../src/lib/guild-settings.ts';
-import { rememberTurn } from '../../src/lib/memory.ts';
-import { purge, startRetentionScheduler, type PurgeReport } from '../../src/lib/retention.ts';
+import { updateGuildSettings } from '../../src/lib/settings/guild-settings.ts';
+import { rememberTurn } from '../../src/lib/companion/memory.ts';
+import { purge, startRetentionScheduler, type PurgeReport } from '../../src/lib/privacy/retention.ts';
 import { startBotWorld, type BotWorld } from '../bot/support.ts';
 import { snowflakeAt } from '../support/fake-discord.ts';
 

@@ -1,6 +1,6 @@
 // OpenAI down, slow (past the API's timeout and past Discord's 3 s), returning garbage, or rate-limiting: every
 // surface degrades to its documented fallback or error, crisis resources still go out first, and the provider's own
-// error text never reaches anyone. Complements test/ai.test.ts (the client), test/api/endpoints.test.ts (502 on
+// error text never reaches anyone. Complements test/ai/ai.test.ts (the client), test/api/endpoints.test.ts (502 on
 // fail/stall/invalid JSON; resources on fail/stall) and test/safety (DMs and /crisis with the AI failing or stalling):
 // here every failure mode on every surface, in one matrix.
 import assert from 'node:assert/strict';

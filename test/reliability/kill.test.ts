@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { parseConfig } from '../../src/lib/config.ts';
-import { FieldCipher } from '../../src/lib/crypto.ts';
+import { parseConfig } from '../../src/lib/core/config.ts';
+import { FieldCipher } from '../../src/lib/db/field-cipher.ts';
 import { encryptedColumns, Feedback, migrate, migrationStatus, openDatabase, ormOptions, type Database } from '../../src/lib/db/index.ts';
-import { verifyAll } from '../../src/lib/rotate-salt.ts';
+import { verifyAll } from '../../src/lib/operations/rotate-salt.ts';
 import { migrationsList } from '../../migrations/index.ts';
 import { startControlledPostgres, type ControlledPostgres } from '../support/postgres-control.ts';
 import { killChildren, runHaven, serveHaven, until } from './support.ts';

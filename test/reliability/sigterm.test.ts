@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseConfig } from '../../src/lib/config.ts';
+import { parseConfig } from '../../src/lib/core/config.ts';
 import { Feedback, openDatabase } from '../../src/lib/db/index.ts';
 import { dropDatabase, testEnv } from '../support/env.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';

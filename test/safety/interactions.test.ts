@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ComponentType, InteractionResponseType, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { forgetAuthorOffers } from '../../src/lib/safety/flows.ts';
-import { ALERT_NOT_ALLOWED, alertButtonId } from '../../src/lib/safety/render.ts';
+import { ALERT_NOT_ALLOWED, alertButtonId } from '../../src/lib/safety/crisis-views.ts';
 import { snowflakeAt, type SlashCommandInput } from '../support/fake-discord.ts';
 import { ALICE, AI_REPLY, BOB, CAROL, completions, counter, dmOf, ENCRYPTION_KEY, MOD, nextOutcome, postsTo, sql, startSafetyWorld, type SafetyWorld } from './support.ts';
 

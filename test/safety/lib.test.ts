@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PermissionFlagsBits, PermissionsBitField } from 'discord.js';
 import { AiError, CAREFUL_ADDENDUM, fallbackFor, type Ai, type ChatTurn, type CompleteOptions } from '../../src/lib/ai/index.ts';
-import { companionTurn, EMPTY_MENTION_REPLY, safetyIdentifier } from '../../src/lib/companion.ts';
+import { companionTurn, EMPTY_MENTION_REPLY, safetyIdentifier } from '../../src/lib/companion/companion.ts';
 import { listCountries } from '../../src/lib/crisis/resources.ts';
 import { screen } from '../../src/lib/crisis/screen.ts';
-import { applyGuildSettingsPatch, DEFAULT_GUILD_SETTINGS, parseGuildSettings } from '../../src/lib/guild-settings.ts';
+import { applyGuildSettingsPatch, DEFAULT_GUILD_SETTINGS, parseGuildSettings } from '../../src/lib/settings/guild-settings.ts';
 import { alertBody } from '../../src/lib/safety/alerts.ts';
 import {
 	alertDecision,
@@ -31,9 +31,9 @@ import {
 	renderCheckInReply,
 	renderCrisisCommandReply,
 	renderDmsClosed
-} from '../../src/lib/safety/render.ts';
-import { checkAlertRole, checkChannel, renderGuildSettings, renderPreferences } from '../../src/lib/safety/settings-views.ts';
-import { resourceCountry } from '../../src/lib/user-settings.ts';
+} from '../../src/lib/safety/crisis-views.ts';
+import { checkAlertRole, checkChannel, renderGuildSettings, renderPreferences } from '../../src/lib/settings/views.ts';
+import { resourceCountry } from '../../src/lib/settings/user-settings.ts';
 
 const ID = '123456789012345678';
 const ROLE = '223456789012345678';

@@ -1,4 +1,4 @@
-import { parseConfig } from '../../src/lib/config.ts';
+import { parseConfig } from '../../src/lib/core/config.ts';
 import { startHaven, type Haven } from '../../src/index.ts';
 
 export interface TestHaven extends Haven {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { container } from '@sapphire/framework';
 import { InteractionResponseType } from 'discord.js';
-import { updateGuildSettings } from '../../src/lib/guild-settings.ts';
+import { updateGuildSettings } from '../../src/lib/settings/guild-settings.ts';
 import { COMPLIMENTS, JOKES } from '../../src/lib/wellbeing/fun.ts';
 import { TRIVIA_POOL, WYR_POOL } from '../../src/lib/wellbeing/games.ts';
 import type { RecordedRequest, SentInteraction } from '../support/fake-discord.ts';

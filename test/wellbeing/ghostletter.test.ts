@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { container } from '@sapphire/framework';
 import { InteractionResponseType } from 'discord.js';
-import { updateGuildSettings } from '../../src/lib/guild-settings.ts';
+import { updateGuildSettings } from '../../src/lib/settings/guild-settings.ts';
 import { assertPrivate, buttonsOf, counter, run, someone, sql, startWellbeingWorld, textOf, type WellbeingWorld } from './support.ts';
 
 let w: WellbeingWorld;

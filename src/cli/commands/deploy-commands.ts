@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { REST } from 'discord.js';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/core/config.ts';
 import { migrate } from '../../lib/db/index.ts';
 import { collectDefinitions } from '../../lib/discord/definitions.ts';
 import { deployCommands, describeDeploy } from '../../lib/discord/deploy.ts';

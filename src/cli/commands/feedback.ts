@@ -8,7 +8,7 @@ import {
 	viewFeedback,
 	type FeedbackFilter,
 	type FeedbackView
-} from '../../lib/feedback.ts';
+} from '../../lib/feedback/store.ts';
 import { withDatabase } from '../context.ts';
 
 /** `haven feedback ...`: the owners' review queue without Discord. `--json` prints machine-readable output. */

@@ -1,8 +1,8 @@
 import type { Command, OptionValues } from 'commander';
-import { describePurge, purge, retentionSettings } from '../../lib/retention.ts';
+import { describePurge, purge, retentionSettings } from '../../lib/privacy/retention.ts';
 import { withDatabase } from '../context.ts';
 
-/** `haven purge [--dry-run] [--json]`: the retention job once (src/lib/retention.ts), with its counts. */
+/** `haven purge [--dry-run] [--json]`: the retention job once (src/lib/privacy/retention.ts), with its counts. */
 export default function register(program: Command): void {
 	program
 		.command('purge')

@@ -1,7 +1,7 @@
 import type { Command, OptionValues } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { fieldCipher } from '../../lib/db/encrypted-text.ts';
-import { rotateSalt, type RotateProgress } from '../../lib/rotate-salt.ts';
+import { rotateSalt, type RotateProgress } from '../../lib/operations/rotate-salt.ts';
 import { withDatabase } from '../context.ts';
 
 function positiveInteger(value: string): number {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/core/config.ts';
 
 export default function register(program: Command): void {
 	program

@@ -1,12 +1,12 @@
 import type { Command } from '@sapphire/framework';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { GUILD_ONLY_MESSAGE } from '../../lib/discord/render.ts';
-import { respondSoon, send } from '../../lib/discord/respond.ts';
-import { bitsOf, GUILD_PERMISSIONS, guildDataCounts, guildRecord, missingPermissions, renderGuildContext } from '../../lib/guild-diagnostics.ts';
-import { getGuildSettings } from '../../lib/guild-settings.ts';
+import { GUILD_ONLY_MESSAGE } from '../../lib/discord/info-views.ts';
+import { respondSoon, send } from '../../lib/discord/reply.ts';
+import { bitsOf, GUILD_PERMISSIONS, guildDataCounts, guildRecord, missingPermissions, renderGuildContext } from '../../lib/operations/guild-diagnostics.ts';
+import { getGuildSettings } from '../../lib/settings/guild-settings.ts';
 import { botMember } from '../../lib/discord/guilds.ts';
-import { renderGuildSettings } from '../../lib/safety/settings-views.ts';
+import { renderGuildSettings } from '../../lib/settings/views.ts';
 
 export const definition: CommandDefinition = {
 	name: 'guildcontext',

@@ -4,11 +4,11 @@ import { Utils } from '@mikro-orm/core';
 import { version as discordVersion, type GuildBasedChannel, type GuildMember } from 'discord.js';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { GUILD_ONLY_MESSAGE } from '../../lib/discord/render.ts';
-import { respondSoon, send } from '../../lib/discord/respond.ts';
-import { bitsOf, CHANNEL_PERMISSIONS, configuredChannels, guildFaults, missingPermissions, renderGuildDebug, type ChannelCheck } from '../../lib/guild-diagnostics.ts';
+import { GUILD_ONLY_MESSAGE } from '../../lib/discord/info-views.ts';
+import { respondSoon, send } from '../../lib/discord/reply.ts';
+import { bitsOf, CHANNEL_PERMISSIONS, configuredChannels, guildFaults, missingPermissions, renderGuildDebug, type ChannelCheck } from '../../lib/operations/guild-diagnostics.ts';
 import { botMember } from '../../lib/discord/guilds.ts';
-import { getGuildSettings } from '../../lib/guild-settings.ts';
+import { getGuildSettings } from '../../lib/settings/guild-settings.ts';
 
 export const definition: CommandDefinition = {
 	name: 'guilddebug',

@@ -3,9 +3,9 @@ import { ApplicationCommandOptionType } from 'discord.js';
 import { MAX_MESSAGE_LENGTH, MIN_FEEDBACK_LENGTH } from '../../lib/api/schemas.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { renderFeedbackReceived } from '../../lib/discord/render-feedback.ts';
-import { respondSoon, send } from '../../lib/discord/respond.ts';
-import { submitFeedback } from '../../lib/feedback.ts';
+import { renderFeedbackReceived } from '../../lib/feedback/views.ts';
+import { respondSoon, send } from '../../lib/discord/reply.ts';
+import { submitFeedback } from '../../lib/feedback/store.ts';
 
 export const definition: CommandDefinition = {
 	name: 'feedback',

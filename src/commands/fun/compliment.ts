@@ -1,11 +1,11 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType, GuildMember } from 'discord.js';
-import { safetyIdentifier } from '../../lib/companion.ts';
+import { safetyIdentifier } from '../../lib/companion/companion.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { send } from '../../lib/discord/respond.ts';
+import { send } from '../../lib/discord/reply.ts';
 import { compliment, renderCompliment } from '../../lib/wellbeing/fun.ts';
-import { answerSoon, FEATURE_OFF, featureOn } from '../../lib/wellbeing/respond.ts';
+import { answerSoon, FEATURE_OFF, featureOn } from '../../lib/wellbeing/answer.ts';
 
 export const definition: CommandDefinition = {
 	name: 'compliment',

@@ -2,8 +2,8 @@ import type { Command } from '@sapphire/framework';
 import { MessageFlags } from 'discord.js';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { renderPing } from '../../lib/discord/render.ts';
-import { NO_MENTIONS } from '../../lib/discord/respond.ts';
+import { renderPing } from '../../lib/discord/info-views.ts';
+import { NO_MENTIONS } from '../../lib/discord/reply.ts';
 
 export const definition: CommandDefinition = {
 	name: 'ping',

@@ -2,11 +2,11 @@ import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType, AttachmentBuilder, MessageFlags } from 'discord.js';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { NO_MENTIONS, respondSoon, send } from '../../lib/discord/respond.ts';
-import { clearMemory, memoryEnabled, setMemoryEnabled } from '../../lib/memory.ts';
-import { exportFile, exportUserData } from '../../lib/privacy.ts';
-import { EXPORT_TOO_LARGE, renderDeleteConfirm, renderExportReady, renderMemory, renderPrivacyInfo } from '../../lib/privacy-views.ts';
-import { retentionSettings } from '../../lib/retention.ts';
+import { NO_MENTIONS, respondSoon, send } from '../../lib/discord/reply.ts';
+import { clearMemory, memoryEnabled, setMemoryEnabled } from '../../lib/companion/memory.ts';
+import { exportFile, exportUserData } from '../../lib/privacy/user-data.ts';
+import { EXPORT_TOO_LARGE, renderDeleteConfirm, renderExportReady, renderMemory, renderPrivacyInfo } from '../../lib/privacy/views.ts';
+import { retentionSettings } from '../../lib/privacy/retention.ts';
 
 export const definition: CommandDefinition = {
 	name: 'privacy',

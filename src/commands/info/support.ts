@@ -1,8 +1,8 @@
 import type { Command } from '@sapphire/framework';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { renderLink } from '../../lib/discord/render.ts';
-import { send } from '../../lib/discord/respond.ts';
+import { renderLink } from '../../lib/discord/info-views.ts';
+import { send } from '../../lib/discord/reply.ts';
 
 export const definition: CommandDefinition = {
 	name: 'support',

@@ -1,8 +1,8 @@
 import type { Command } from '@sapphire/framework';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { renderVersion } from '../../lib/discord/render.ts';
-import { respondSoon } from '../../lib/discord/respond.ts';
+import { renderVersion } from '../../lib/discord/info-views.ts';
+import { respondSoon } from '../../lib/discord/reply.ts';
 
 export const definition: CommandDefinition = {
 	name: 'version',

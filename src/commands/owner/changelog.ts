@@ -1,10 +1,10 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType } from 'discord.js';
-import { readChangelog } from '../../lib/discord/changelog.ts';
+import { readChangelog } from '../../lib/operations/changelog.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { renderChangelog } from '../../lib/discord/render.ts';
-import { respondSoon } from '../../lib/discord/respond.ts';
+import { renderChangelog } from '../../lib/discord/info-views.ts';
+import { respondSoon } from '../../lib/discord/reply.ts';
 
 export const definition: CommandDefinition = {
 	name: 'changelog',

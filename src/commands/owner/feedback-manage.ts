@@ -2,9 +2,9 @@ import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType, type APIApplicationCommandBasicOption } from 'discord.js';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { approveView, feedbackActionView, feedbackListView } from '../../lib/discord/feedback-manage.ts';
-import { respondSoon } from '../../lib/discord/respond.ts';
-import type { FeedbackFilter } from '../../lib/feedback.ts';
+import { approveView, feedbackActionView, feedbackListView } from '../../lib/feedback/manage.ts';
+import { respondSoon } from '../../lib/discord/reply.ts';
+import type { FeedbackFilter } from '../../lib/feedback/store.ts';
 
 const id: APIApplicationCommandBasicOption = { type: ApplicationCommandOptionType.Integer, name: 'id', description: 'Feedback id (#)', required: true, min_value: 1 };
 const subcommand = (name: string, description: string, options: APIApplicationCommandBasicOption[] = [id]) => ({

@@ -2,8 +2,8 @@ import type { Command } from '@sapphire/framework';
 import { ApplicationCommandType, InteractionContextType } from 'discord.js';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { NO_MENTIONS, send } from '../../lib/discord/respond.ts';
-import { GUILD_ONLY_MESSAGE } from '../../lib/discord/render.ts';
+import { NO_MENTIONS, send } from '../../lib/discord/reply.ts';
+import { GUILD_ONLY_MESSAGE } from '../../lib/discord/info-views.ts';
 import { checkInOnMessage } from '../../lib/safety/flows.ts';
 import { jumpUrl } from '../../lib/safety/policy.ts';
 

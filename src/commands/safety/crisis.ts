@@ -3,7 +3,7 @@ import { ApplicationCommandOptionType } from 'discord.js';
 import { INTERNATIONAL, listCountries, normalizeCountry } from '../../lib/crisis/resources.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { send } from '../../lib/discord/respond.ts';
+import { send } from '../../lib/discord/reply.ts';
 import { crisisCommand } from '../../lib/safety/flows.ts';
 
 export const definition: CommandDefinition = {

@@ -3,11 +3,11 @@ import { ApplicationCommandOptionType, ChannelType, PermissionFlagsBits, type Gu
 import { INTERNATIONAL, listCountries } from '../../lib/crisis/resources.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { GUILD_ONLY_MESSAGE } from '../../lib/discord/render.ts';
-import { respondSoon, send, type View } from '../../lib/discord/respond.ts';
-import { FEATURE_LABELS, FEATURES, getGuildSettings, updateGuildSettings, type Feature, type GuildSettingsPatch } from '../../lib/guild-settings.ts';
+import { GUILD_ONLY_MESSAGE } from '../../lib/discord/info-views.ts';
+import { respondSoon, send, type View } from '../../lib/discord/reply.ts';
+import { FEATURE_LABELS, FEATURES, getGuildSettings, updateGuildSettings, type Feature, type GuildSettingsPatch } from '../../lib/settings/guild-settings.ts';
 import { botMember } from '../../lib/discord/guilds.ts';
-import { checkAlertRole, checkChannel, renderGuildSettings } from '../../lib/safety/settings-views.ts';
+import { checkAlertRole, checkChannel, renderGuildSettings } from '../../lib/settings/views.ts';
 
 const TEXT_CHANNELS: (ChannelType.GuildText | ChannelType.GuildAnnouncement)[] = [ChannelType.GuildText, ChannelType.GuildAnnouncement];
 

@@ -3,9 +3,9 @@ import { ApplicationCommandOptionType } from 'discord.js';
 import { INTERNATIONAL, listCountries } from '../../lib/crisis/resources.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { respondSoon } from '../../lib/discord/respond.ts';
-import { renderPreferences } from '../../lib/safety/settings-views.ts';
-import { getUserSettings, updateUserSettings, type UserSettingsPatch } from '../../lib/user-settings.ts';
+import { respondSoon } from '../../lib/discord/reply.ts';
+import { renderPreferences } from '../../lib/settings/views.ts';
+import { getUserSettings, updateUserSettings, type UserSettingsPatch } from '../../lib/settings/user-settings.ts';
 
 /** Choosing this clears the person's own country: the server's is used again. */
 const SERVER_DEFAULT = 'server';

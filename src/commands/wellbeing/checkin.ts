@@ -2,11 +2,11 @@ import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType, type AutocompleteInteraction } from 'discord.js';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { respondSoon, send } from '../../lib/discord/respond.ts';
+import { respondSoon, send } from '../../lib/discord/reply.ts';
 import { HISTORY_DEFAULT, HISTORY_MAX, isMood, logCheckIn, MOODS, NOTE_MAX_LENGTH, recentCheckIns, countCheckIns, renderCheckInLogged, renderHistory, TREND_SIZE } from '../../lib/wellbeing/checkins.ts';
 import { disableReminder, getReminder, postponeReminder, setReminder } from '../../lib/wellbeing/reminder-store.ts';
 import { DEFAULT_QUIET, DEFAULT_TIMEZONE, isReminderInterval, REMINDER_INTERVALS, renderReminderSettings, suggestTimeZones, validTimeZone, type QuietHours } from '../../lib/wellbeing/reminders.ts';
-import { recordScreened, screenPrivately } from '../../lib/wellbeing/safety.ts';
+import { recordScreened, screenPrivately } from '../../lib/safety/screen-command-text.ts';
 
 const hourOption = (name: string, description: string) => ({ type: ApplicationCommandOptionType.Integer as const, name, description, required: false, min_value: 0, max_value: 23 });
 

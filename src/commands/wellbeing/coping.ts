@@ -1,12 +1,12 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType } from 'discord.js';
-import { safetyIdentifier } from '../../lib/companion.ts';
+import { safetyIdentifier } from '../../lib/companion/companion.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { send } from '../../lib/discord/respond.ts';
+import { send } from '../../lib/discord/reply.ts';
 import { COPING, COPING_KINDS, copingExercise, FEELING_MAX_LENGTH, renderCoping, type CopingKind } from '../../lib/wellbeing/coping.ts';
-import { answerSoon } from '../../lib/wellbeing/respond.ts';
-import { recordScreened, screenPrivately } from '../../lib/wellbeing/safety.ts';
+import { answerSoon } from '../../lib/wellbeing/answer.ts';
+import { recordScreened, screenPrivately } from '../../lib/safety/screen-command-text.ts';
 
 export const definition: CommandDefinition = {
 	name: 'coping',

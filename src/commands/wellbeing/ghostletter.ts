@@ -2,10 +2,10 @@ import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType } from 'discord.js';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
-import { respondSoon, send } from '../../lib/discord/respond.ts';
+import { respondSoon, send } from '../../lib/discord/reply.ts';
 import { countLetters, LETTER_MAX_LENGTH, letterAt, letterModal, renderClearConfirm, renderLetter, type LetterMode } from '../../lib/wellbeing/ghost-letters.ts';
 import { handleLetter } from '../../lib/wellbeing/letter-flow.ts';
-import { FEATURE_OFF, featureOn } from '../../lib/wellbeing/respond.ts';
+import { FEATURE_OFF, featureOn } from '../../lib/wellbeing/answer.ts';
 
 const letterOption = {
 	type: ApplicationCommandOptionType.String as const,

@@ -44,7 +44,7 @@ export interface AiOptions {
   maxConcurrent?: number;
   /** Completions allowed to wait for a slot; beyond that, 'rate_limited'. Default 32. */
   maxQueue?: number;
-  /** Told of every provider call when it ends, for metrics (src/lib/metrics.ts). Never sees text. */
+  /** Told of every provider call when it ends, for metrics (src/lib/operations/metrics.ts). Never sees text. */
   observe?: (event: AiEvent) => void;
 }
 

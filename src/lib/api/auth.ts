@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { HttpError } from './errors.ts';
+import { HttpError } from './http-error.ts';
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import { HttpError } from './errors.ts';
+import { HttpError } from './http-error.ts';
 
 /** `application/json` or `application/<something>+json`, parameters ignored (no regex: it is attacker input). */
 function isJsonType(header: string | undefined): boolean {

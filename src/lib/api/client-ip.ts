@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import type { TrustProxy } from '../config.ts';
+import type { TrustProxy } from '../core/config.ts';
 
 /** `::ffff:1.2.3.4` is the IPv4 client 1.2.3.4 on a dual-stack socket. */
 export function normalizeIp(address: string): string {

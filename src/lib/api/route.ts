@@ -1,6 +1,6 @@
 import { Route } from '@sapphire/plugin-api';
 import type { z } from 'zod';
-import type { HttpRequest, HttpResponse } from './http.ts';
+import type { HttpRequest, HttpResponse } from '../framework/http-request.ts';
 
 /** Named per-route rate limits, on top of the limit every request counts against (see `rate-limit.ts`). */
 export type RouteLimit = 'chat' | 'feedback';

@@ -1,6 +1,6 @@
 import { Type } from '@mikro-orm/core';
-import { DEFAULT_SALT } from '../config.ts';
-import { FieldCipher, type FieldLocation } from '../crypto.ts';
+import { DEFAULT_SALT } from '../core/config.ts';
+import { FieldCipher, type FieldLocation } from './field-cipher.ts';
 
 let cipher = new FieldCipher(undefined, [DEFAULT_SALT]);
 

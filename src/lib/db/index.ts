@@ -1,8 +1,8 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { migrationsList } from '../../../migrations/index.ts';
-import type { Config } from '../config.ts';
-import { FieldCipher } from '../crypto.ts';
+import type { Config } from '../core/config.ts';
+import { FieldCipher } from './field-cipher.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded.ts';
 import { EncryptedText, useFieldCipher } from './encrypted-text.ts';
 import { entities } from './entities.ts';

@@ -1,14 +1,14 @@
 import { Routes, type Client } from 'discord.js';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import type { Database } from '../db/index.ts';
 import { collectDefinitions } from './definitions.ts';
 import { deployCommands, describeDeploy, type DeployResult } from './deploy.ts';
 import { syncGuilds } from './guilds.ts';
-import { createIntegration, type Integration } from './integration.ts';
-import { createLogChannel, type LogChannel } from './log-channel.ts';
-import { NO_MENTIONS } from './respond.ts';
-import { createReleaseChecker, describeReleaseCheck, type ReleaseChecker } from './release.ts';
-import { describeError } from './errors.ts';
+import { createIntegration, type Integration } from '../operations/bot-list.ts';
+import { createLogChannel, type LogChannel } from '../operations/log-channel.ts';
+import { NO_MENTIONS } from './reply.ts';
+import { createReleaseChecker, describeReleaseCheck, type ReleaseChecker } from '../operations/release-check.ts';
+import { describeError } from './interaction-errors.ts';
 
 /**
  * The bot's services around the Sapphire client, created by startHaven when TOKEN and CLIENT_ID are set:

@@ -1,6 +1,6 @@
 import { GatewayIntentBits, Options, Partials, type ClientOptions } from 'discord.js';
 import type { StoreRegistry } from '@sapphire/framework';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 
 /**
  * How Haven connects to Discord:

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { alertedLevels, setAlertMessage } from './events.ts';
 import { ALERT_DEDUPE_WINDOW_MS, alertDecision } from './policy.ts';
-import { renderAlert, type AlertLevel, type AlertTrigger } from './render.ts';
+import { renderAlert, type AlertLevel, type AlertTrigger } from './crisis-views.ts';
 
 /**
  * Moderator alerts: posted to the server's alert channel, deduplicated per person per server per window (an

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CrisisEvent, type CRISIS_TRIGGERS } from '../db/index.ts';
 import type { CrisisCategory, CrisisLevel } from '../crisis/screen.ts';
-import type { AlertAction, AlertState } from './render.ts';
+import type { AlertAction, AlertState } from './crisis-views.ts';
 
 /**
  * Crisis events in the database. One row per triggering message that screened above none; the `crisisEvents`

@@ -3,13 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
 import { Routes, type APIMessage } from 'discord.js';
 import type { Ai } from '../ai/index.ts';
-import { companionTurn, recordConversation, type CompanionDeps } from '../companion.ts';
+import { companionTurn, recordConversation, type CompanionDeps } from '../companion/companion.ts';
 import { renderCrisisReply } from '../crisis/resources.ts';
 import { mergeModeration, screen, type Assessment } from '../crisis/screen.ts';
-import { describeError } from '../discord/errors.ts';
-import { countCrisisScreen } from '../metrics.ts';
-import { DEFAULT_GUILD_SETTINGS, getGuildSettings, type GuildSettings } from '../guild-settings.ts';
-import { DEFAULT_USER_SETTINGS, getUserSettings, resourceCountry, type UserSettings } from '../user-settings.ts';
+import { describeError } from '../discord/interaction-errors.ts';
+import { countCrisisScreen } from '../operations/metrics.ts';
+import { DEFAULT_GUILD_SETTINGS, getGuildSettings, type GuildSettings } from '../settings/guild-settings.ts';
+import { DEFAULT_USER_SETTINGS, getUserSettings, resourceCountry, type UserSettings } from '../settings/user-settings.ts';
 import { sendAlert, type AlertOutcome, type AlertPoster } from './alerts.ts';
 import { recordCrisisEvent, type NewCrisisEvent } from './events.ts';
 import {
@@ -24,7 +24,7 @@ import {
 	within,
 	worryAbout
 } from './policy.ts';
-import { BOT_MESSAGE_CHECK_IN, renderAuthorOffer, renderCheckInReply, renderCrisisCommandReply, renderDmsClosed, renderSentPrivately } from './render.ts';
+import { BOT_MESSAGE_CHECK_IN, renderAuthorOffer, renderCheckInReply, renderCrisisCommandReply, renderDmsClosed, renderSentPrivately } from './crisis-views.ts';
 
 /**
  * The safety system's flows: a triggering message (a DM, a mention, `/crisis`, the message context menu) is screened

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { APIEmbed } from 'discord.js';
 import { MoodCheckIn } from '../db/index.ts';
-import { COLOR } from '../discord/render.ts';
-import type { View } from '../discord/respond.ts';
+import { COLOR } from '../discord/info-views.ts';
+import type { View } from '../discord/reply.ts';
 import { chunkLines, excerpt, plural } from '../discord/text.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Ai } from '../ai/index.ts';
-import { COLOR } from '../discord/render.ts';
-import type { View } from '../discord/respond.ts';
+import { COLOR } from '../discord/info-views.ts';
+import type { View } from '../discord/reply.ts';
 import { generate, pick, sample, type Generated } from './ai.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Ai } from '../ai/index.ts';
-import type { View } from '../discord/respond.ts';
+import type { View } from '../discord/reply.ts';
 import { generate, parsePlain, pick, type Generated } from './ai.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
 import type { Ai } from '../ai/index.ts';
-import { COLOR } from '../discord/render.ts';
-import type { View } from '../discord/respond.ts';
+import { COLOR } from '../discord/info-views.ts';
+import type { View } from '../discord/reply.ts';
 import { plural } from '../discord/text.ts';
 import { extractJson, generate, pick, textField, type Generated } from './ai.ts';
 

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ButtonStyle, ComponentType, TextInputStyle, type APIButtonComponent, type APIModalInteractionResponseCallbackData } from 'discord.js';
 import { GhostLetter } from '../db/index.ts';
-import { COLOR } from '../discord/render.ts';
-import type { View } from '../discord/respond.ts';
+import { COLOR } from '../discord/info-views.ts';
+import type { View } from '../discord/reply.ts';
 import { plural } from '../discord/text.ts';
 
 /**

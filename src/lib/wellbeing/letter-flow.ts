@@ -1,8 +1,8 @@
 import { container } from '@sapphire/framework';
 import type { RepliableInteraction } from 'discord.js';
-import { respondSoon, send } from '../discord/respond.ts';
+import { respondSoon, send } from '../discord/reply.ts';
 import { keepLetter, LET_GO, LETTER_MAX_LENGTH, LIMIT_REACHED, renderKept, type LetterMode } from './ghost-letters.ts';
-import { recordScreened, screenPrivately } from './safety.ts';
+import { recordScreened, screenPrivately } from '../safety/screen-command-text.ts';
 
 /**
  * A written ghost letter, from the command's option or from the writing box (modal): kept encrypted or let go, answered

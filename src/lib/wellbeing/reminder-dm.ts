@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
 import type { Client } from 'discord.js';
-import { describeError } from '../discord/errors.ts';
-import { NO_MENTIONS } from '../discord/respond.ts';
+import { describeError } from '../discord/interaction-errors.ts';
+import { NO_MENTIONS } from '../discord/reply.ts';
 import { reminderStore } from './reminder-store.ts';
 import { createReminderScheduler, renderReminderDm, type ReminderDelivery, type ReminderLog, type ReminderScheduler } from './reminders.ts';
 

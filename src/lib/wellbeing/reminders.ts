@@ -1,6 +1,6 @@
 import { ButtonStyle, ComponentType } from 'discord.js';
-import { COLOR } from '../discord/render.ts';
-import type { View } from '../discord/respond.ts';
+import { COLOR } from '../discord/info-views.ts';
+import type { View } from '../discord/reply.ts';
 
 /**
  * Check-in reminders: the schedule arithmetic (pure), the scheduler (a tick every minute that sends the reminders that

@@ -1,7 +1,7 @@
 import { Listener } from '@sapphire/framework';
 import { ServerEvent } from '@sapphire/plugin-api';
-import { sendFailure } from '../../lib/api/errors.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import { sendFailure } from '../../lib/api/http-error.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 /** Replaces plugin-api's listener of the same name, which answers 500 with the raw error message. */
 export class PluginRouteError extends Listener {

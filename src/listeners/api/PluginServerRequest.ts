@@ -1,7 +1,7 @@
 import { container, Listener } from '@sapphire/framework';
 import { RouterRoot, ServerEvent, type ApiRequest, type ApiResponse, type MethodName } from '@sapphire/plugin-api';
-import { sendError } from '../../lib/api/errors.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import { sendError } from '../../lib/api/http-error.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 /**
  * Replaces plugin-api's request listener (a piece of the same name): the same routing and middlewares, but it listens
@@ -63,7 +63,7 @@ export class PluginServerRequest extends Listener {
 }
 
 // plugin-api types pieces and events with its own request and response classes; Haven's server makes HttpRequest and
-// node's ServerResponse (src/lib/api/http.ts), which is all our pieces use.
+// node's ServerResponse (src/lib/framework/http-request.ts), which is all our pieces use.
 const asPluginApi = (request: HttpRequest, response: HttpResponse) => [request, response] as unknown as [ApiRequest, ApiResponse];
 
 /** Hands a failure to its JSON listener. */

@@ -1,7 +1,7 @@
 import { Listener } from '@sapphire/framework';
 import { ServerEvent } from '@sapphire/plugin-api';
-import { sendError } from '../../lib/api/errors.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import { sendError } from '../../lib/api/http-error.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 export class PluginServerRouterBranchNotFound extends Listener {
 	constructor(context: Listener.LoaderContext) {

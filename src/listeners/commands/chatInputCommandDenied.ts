@@ -1,6 +1,6 @@
 import { Events, Listener, type ChatInputCommandDeniedPayload, type UserError } from '@sapphire/framework';
-import { deniedMessage } from '../../lib/discord/render.ts';
-import { send } from '../../lib/discord/respond.ts';
+import { deniedMessage } from '../../lib/discord/info-views.ts';
+import { send } from '../../lib/discord/reply.ts';
 
 /** Sapphire never answers a denied command (DESIGN trap 7): say why, privately (cooldown: "try again in N seconds"). */
 export class ChatInputCommandDenied extends Listener<typeof Events.ChatInputCommandDenied> {

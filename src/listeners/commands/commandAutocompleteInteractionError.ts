@@ -1,5 +1,5 @@
 import { Events, Listener, type AutocompleteInteractionPayload } from '@sapphire/framework';
-import { funnelError } from '../../lib/discord/errors.ts';
+import { funnelError } from '../../lib/discord/interaction-errors.ts';
 
 /** The error funnel for autocomplete: an empty list of choices, and the log line. */
 export class CommandAutocompleteInteractionError extends Listener<typeof Events.CommandAutocompleteInteractionError> {

@@ -1,6 +1,6 @@
 import { Events, Listener, type ContextMenuCommandDeniedPayload, type UserError } from '@sapphire/framework';
-import { deniedMessage } from '../../lib/discord/render.ts';
-import { send } from '../../lib/discord/respond.ts';
+import { deniedMessage } from '../../lib/discord/info-views.ts';
+import { send } from '../../lib/discord/reply.ts';
 
 /** As chatInputCommandDenied, for context-menu commands. */
 export class ContextMenuCommandDenied extends Listener<typeof Events.ContextMenuCommandDenied> {

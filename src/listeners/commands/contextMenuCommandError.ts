@@ -1,5 +1,5 @@
 import { Events, Listener, type ContextMenuCommandErrorPayload } from '@sapphire/framework';
-import { funnelError } from '../../lib/discord/errors.ts';
+import { funnelError } from '../../lib/discord/interaction-errors.ts';
 
 /** The error funnel for context-menu commands. */
 export class ContextMenuCommandError extends Listener<typeof Events.ContextMenuCommandError> {

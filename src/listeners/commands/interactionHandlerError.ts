@@ -1,5 +1,5 @@
 import { Events, Listener, type InteractionHandlerError as Payload } from '@sapphire/framework';
-import { funnelError } from '../../lib/discord/errors.ts';
+import { funnelError } from '../../lib/discord/interaction-errors.ts';
 
 /** The error funnel for buttons, select menus and modals (their `run`). */
 export class InteractionHandlerError extends Listener<typeof Events.InteractionHandlerError> {

@@ -1,5 +1,5 @@
 import { Events, Listener, type ListenerErrorPayload } from '@sapphire/framework';
-import { describeError, newErrorId } from '../../lib/discord/errors.ts';
+import { describeError, newErrorId } from '../../lib/discord/interaction-errors.ts';
 
 /** A listener failed (Sapphire's default is off: it would log the error's message, which may quote user content). */
 export class ListenerError extends Listener<typeof Events.ListenerError> {

@@ -1,5 +1,5 @@
 import { Events, Listener, type UnknownChatInputCommandPayload } from '@sapphire/framework';
-import { send } from '../../lib/discord/respond.ts';
+import { send } from '../../lib/discord/reply.ts';
 
 /** A registered command this build does not have (a stale registration): answer instead of letting it time out. */
 export class UnknownChatInputCommand extends Listener<typeof Events.UnknownChatInputCommand> {

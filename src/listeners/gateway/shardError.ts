@@ -1,5 +1,5 @@
 import { Events, Listener } from '@sapphire/framework';
-import { describeError } from '../../lib/discord/errors.ts';
+import { describeError } from '../../lib/discord/interaction-errors.ts';
 
 /** A gateway connection error; discord.js handles the reconnect. Logged only (not to LOG_CHANNEL_ID). */
 export class ShardError extends Listener<typeof Events.ShardError> {

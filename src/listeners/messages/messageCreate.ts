@@ -1,7 +1,7 @@
 import { Events, Listener } from '@sapphire/framework';
 import { DiscordAPIError, RESTJSONErrorCodes, type Message } from 'discord.js';
-import { describeError } from '../../lib/discord/errors.ts';
-import { NO_MENTIONS } from '../../lib/discord/respond.ts';
+import { describeError } from '../../lib/discord/interaction-errors.ts';
+import { NO_MENTIONS } from '../../lib/discord/reply.ts';
 import { handleMessage, type Delivery } from '../../lib/safety/flows.ts';
 import { stripBotMention } from '../../lib/safety/policy.ts';
 

@@ -1,8 +1,8 @@
 import type { Route } from '@sapphire/plugin-api';
 import { docsAsset } from '../../lib/api/docs.ts';
-import { HttpError } from '../../lib/api/errors.ts';
+import { HttpError } from '../../lib/api/http-error.ts';
 import { ApiRoute } from '../../lib/api/route.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 /** The files of the `/docs` page (an allowlist); left out of the OpenAPI document. */
 export class DocsAssetRoute extends ApiRoute {

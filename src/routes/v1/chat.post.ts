@@ -1,13 +1,13 @@
 import type { Route } from '@sapphire/plugin-api';
 import type { z } from 'zod';
-import { answerChat } from '../../lib/api/chat.ts';
+import { answerChat } from '../../lib/companion/one-shot-chat.ts';
 import { ApiRoute } from '../../lib/api/route.ts';
-import { sendJson } from '../../lib/api/respond.ts';
+import { sendJson } from '../../lib/api/json-response.ts';
 import { ChatRequest, ChatResponse, ErrorBody } from '../../lib/api/schemas.ts';
 import { renderCrisisReply } from '../../lib/crisis/resources.ts';
 import { screen } from '../../lib/crisis/screen.ts';
-import { countCrisisScreen } from '../../lib/metrics.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import { countCrisisScreen } from '../../lib/operations/metrics.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
 	constructor(context: Route.LoaderContext) {

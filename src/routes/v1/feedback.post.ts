@@ -1,10 +1,10 @@
 import type { Route } from '@sapphire/plugin-api';
 import type { z } from 'zod';
-import { submitFeedback } from '../../lib/feedback.ts';
+import { submitFeedback } from '../../lib/feedback/store.ts';
 import { ApiRoute } from '../../lib/api/route.ts';
-import { sendJson } from '../../lib/api/respond.ts';
+import { sendJson } from '../../lib/api/json-response.ts';
 import { FeedbackRequest, FeedbackResponse } from '../../lib/api/schemas.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 export class FeedbackRoute extends ApiRoute<z.output<typeof FeedbackRequest>> {
 	constructor(context: Route.LoaderContext) {

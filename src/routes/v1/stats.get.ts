@@ -1,8 +1,8 @@
 import type { Route } from '@sapphire/plugin-api';
 import { ApiRoute } from '../../lib/api/route.ts';
-import { sendJson } from '../../lib/api/respond.ts';
+import { sendJson } from '../../lib/api/json-response.ts';
 import { Stats } from '../../lib/api/schemas.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 export class StatsRoute extends ApiRoute {
 	constructor(context: Route.LoaderContext) {

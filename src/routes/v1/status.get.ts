@@ -1,9 +1,9 @@
 import type { Route } from '@sapphire/plugin-api';
 import { ApiRoute } from '../../lib/api/route.ts';
-import { sendJson } from '../../lib/api/respond.ts';
+import { sendJson } from '../../lib/api/json-response.ts';
 import { Status } from '../../lib/api/schemas.ts';
-import { currentStatus } from '../../lib/status.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import { currentStatus } from '../../lib/operations/status.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 export class StatusRoute extends ApiRoute {
 	constructor(context: Route.LoaderContext) {

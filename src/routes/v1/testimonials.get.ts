@@ -1,10 +1,10 @@
 import type { Route } from '@sapphire/plugin-api';
 import type { z } from 'zod';
-import { listTestimonials } from '../../lib/feedback.ts';
+import { listTestimonials } from '../../lib/feedback/store.ts';
 import { ApiRoute } from '../../lib/api/route.ts';
-import { sendJson } from '../../lib/api/respond.ts';
+import { sendJson } from '../../lib/api/json-response.ts';
 import { Testimonials, TestimonialsQuery } from '../../lib/api/schemas.ts';
-import type { HttpRequest, HttpResponse } from '../../lib/api/http.ts';
+import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 
 export class TestimonialsRoute extends ApiRoute<never, z.output<typeof TestimonialsQuery>> {
 	constructor(context: Route.LoaderContext) {

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { container } from '@sapphire/framework';
+import { AiError, fallbackFor, FALLBACK_REPLY, sanitizeReply, type Ai, type ChatTurn } from '../ai/index.ts';
+import { Conversation } from '../db/index.ts';
+import { recentTurns, rememberTurn } from './memory.ts';
+
+/**
+ * The companion's reply to a DM or a mention: one AI completion with Haven's system prompt (always applied by the AI
+ * client), made safe for Discord by `sanitizeReply` (no phone numbers, no mentions), and a fixed fallback when the
+ * AI is missing, slow or failing. `careful` is set when the crisis screen found risk: the model is told that vetted
+ * resources were already sent and must not write any number itself.
+ *
+ * Conversation memory: with `memory` in the deps, the last few unexpired turns of this person in this channel go
+ * before the new message, and both sides of an answered turn are remembered (encrypted, expiring; nothing when the
+ * person turned memory off). The careful path neither reads nor writes memory: crisis words are not kept.
+ */
+
+export interface CompanionInput {
+	userId: string;
+	channelId: string;
+	guildId: string | null;
+	text: string;
+	careful?: boolean;
+}
+
+export interface CompanionTurn {
+	reply: string;
+	/** False when `reply` is a fixed fallback. */
+	fromAi: boolean;
+}
+
+export interface CompanionDeps {
+	ai: Ai;
+	/** Makes the provider's safety identifier: never the raw Discord id. */
+	identifierSalt: string;
+	timeoutMs?: number;
+	/** Conversation memory (src/lib/companion/memory.ts); absent: every message stands alone. */
+	memory?: { em: () => EntityManager };
+}
+
+const DM_CONTEXT = 'You are talking with one person in a private message on Discord.';
+const MENTION_CONTEXT =
+	'Someone mentioned you in a public Discord server channel, so others can read your reply. Keep it general and kind, and do not ask them for private details in public.';
+
+/** For a second message while Haven is still answering the first: one AI turn per person at a time. */
+export const BUSY_REPLY = "I'm still thinking about your last message: give me a moment and I'll answer that first.";
+
+// People with an AI turn in flight, so one person's burst cannot take every AI slot from everyone else.
+const answering = new Set<string>();
+
+/** Shown for a message with no text (a bare "@Haven", an image alone). */
+export const EMPTY_MENTION_REPLY = "Hi, I'm Haven. Write me a few words about what's on your mind and I'll listen. `/help` lists what I can do.";
+
+/** A stable, non-reversible id for the AI provider's abuse tracking. */
+export function safetyIdentifier(userId: string, salt: string): string {
+	return createHash('sha256').update(`haven-user:${salt}:${userId}`).digest('hex').slice(0, 32);
+}
+
+function containerDeps(): CompanionDeps {
+	return { ai: container.ai, identifierSalt: container.config.encryption.salts[0] ?? 'haven', memory: { em: () => container.db.orm.em.fork() } };
+}
+
+/** Memory must never cost the person their reply: a database failure means no history, not no answer. */
+async function history(deps: CompanionDeps, input: CompanionInput): Promise<ChatTurn[]> {
+	if (!deps.memory || input.careful) return [];
+	const turns = await recentTurns(deps.memory.em(), input.userId, input.channelId).catch(() => []);
+	return turns.map(({ role, content }) => ({ role, content }));
+}
+
+async function remember(deps: CompanionDeps, input: CompanionInput, text: string, reply: string): Promise<void> {
+	if (!deps.memory || input.careful) return;
+	const em = deps.memory.em();
+	const at = { userId: input.userId, channelId: input.channelId };
+	try {
+		await rememberTurn(em, { ...at, role: 'user', content: text });
+		await rememberTurn(em, { ...at, role: 'assistant', content: reply });
+	} catch {
+		// Losing one turn of memory is harmless; the reply has been made.
+	}
+}
+
+/** One AI reply (or a fallback). Never throws for AI failures; records nothing. */
+export async function companionTurn(input: CompanionInput, deps: CompanionDeps = containerDeps()): Promise<CompanionTurn> {
+	const text = input.text.trim();
+	if (!text) return { reply: EMPTY_MENTION_REPLY, fromAi: false };
+	if (answering.has(input.userId)) return { reply: BUSY_REPLY, fromAi: false };
+	answering.add(input.userId);
+	try {
+		const turns: ChatTurn[] = [...(await history(deps, input)), { role: 'user', content: text.slice(0, 4_000) }];
+		const raw = await deps.ai.complete(turns, {
+			system: input.guildId ? MENTION_CONTEXT : DM_CONTEXT,
+			careful: input.careful === true,
+			user: safetyIdentifier(input.userId, deps.identifierSalt),
+			timeoutMs: deps.timeoutMs,
+			maxTokens: 400
+		});
+		const reply = sanitizeReply(raw);
+		if (!reply) return { reply: FALLBACK_REPLY, fromAi: false };
+		await remember(deps, input, text, reply);
+		return { reply, fromAi: true };
+	} catch (error) {
+		if (error instanceof AiError) return { reply: fallbackFor(error.kind), fromAi: false };
+		throw error;
+	} finally {
+		answering.delete(input.userId);
+	}
+}
+
+/** Counts one answered companion turn (the `conversations` statistic). No content is stored. */
+export async function recordConversation(em: EntityManager, input: Pick<CompanionInput, 'userId' | 'guildId'>): Promise<void> {
+	em.create(Conversation, { source: 'discord', userId: input.userId, guildId: input.guildId });
+	await em.flush();
+}
+
+/**
+ * The companion reply for a DM or a mention, recorded as a conversation. A failure to record is logged, never shown:
+ * the person still gets the reply.
+ */
+export async function companionReply(input: CompanionInput): Promise<string> {
+	const { reply } = await companionTurn(input);
+	await recordConversation(container.db.orm.em.fork(), input).catch((error: unknown) =>
+		container.logger.warn(`Could not record a conversation: ${error instanceof Error ? error.name : 'error'}`)
+	);
+	return reply;
+}

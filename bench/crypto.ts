@@ -12,5 +12,7 @@ for (const size of [64, 512, 4096]) {
 	const started = performance.now();
 	for (let i = 0; i < rounds; i++) cipher.open(cipher.seal(text, at), at);
 	const seconds = (performance.now() - started) / 1000;
-	console.log(`${String(size).padStart(5)} bytes: ${Math.round(rounds / seconds).toLocaleString('en')} encrypt+decrypt per second (${((seconds / rounds) * 1e6).toFixed(2)} µs each)`);
+	console.log(
+		`${String(size).padStart(5)} bytes: ${Math.round(rounds / seconds).toLocaleString('en')} encrypt+decrypt per second (${((seconds / rounds) * 1e6).toFixed(2)} µs each)`,
+	);
 }

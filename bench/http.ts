@@ -38,11 +38,16 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
-
 async function waitFor(url: string, child: ChildProcess): Promise<void> {
 	for (let i = 0; i < 600; i++) {
 		if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
-		if (await fetch(url).then((r) => r.ok, () => false)) return;
+		if (
+			await fetch(url).then(
+				(r) => r.ok,
+				() => false,
+			)
+		)
+			return;
 		await new Promise((resolve) => setTimeout(resolve, 100));
 	}
 	throw new Error(`${url} did not come up`);
@@ -58,7 +63,9 @@ async function stop(child: ChildProcess): Promise<void> {
 /** What Haven answers on a path: body and headers, minus those every server sets per response. */
 async function answerOf(url: string) {
 	const response = await fetch(url);
-	const headers = Object.fromEntries([...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'content-type'].includes(name)));
+	const headers = Object.fromEntries(
+		[...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'content-type'].includes(name)),
+	);
 	return { body: await response.text(), headers };
 }
 
@@ -92,7 +99,8 @@ async function compare(targets: [label: string, url: string, server: ChildProces
 			const cpuBefore = cpuMs(server.pid!);
 			const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
 			samples[index]!.cpuUs.push(((cpuMs(server.pid!) - cpuBefore) * 1000) / result.requests.total);
-			if (result.errors || result.timeouts || result.non2xx) throw new Error(`${label}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`);
+			if (result.errors || result.timeouts || result.non2xx)
+				throw new Error(`${label}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`);
 			samples[index]!.rps.push(result.requests.average);
 			samples[index]!.p99.push(result.latency.p99);
 		}
@@ -101,7 +109,7 @@ async function compare(targets: [label: string, url: string, server: ChildProces
 		const row = { label, rps: median(samples[index]!.rps), p99: median(samples[index]!.p99), cpuUs: median(samples[index]!.cpuUs) };
 		const spread = samples[index]!.rps.map((rps) => rps.toFixed(0)).join(' / ');
 		console.log(
-			`  ${label.padEnd(46)} ${row.rps.toFixed(0).padStart(7)} req/s   p99 ${String(row.p99).padStart(3)} ms   server CPU ${row.cpuUs.toFixed(0).padStart(3)} µs/req   (rounds: ${spread})`
+			`  ${label.padEnd(46)} ${row.rps.toFixed(0).padStart(7)} req/s   p99 ${String(row.p99).padStart(3)} ms   server CPU ${row.cpuUs.toFixed(0).padStart(3)} µs/req   (rounds: ${spread})`,
 		);
 		return row;
 	});
@@ -134,8 +142,8 @@ const havenServer = spawn(process.execPath, ['src/cli/haven.ts', 'serve'], {
 		PORT: String(havenPort),
 		LOG_LEVEL: 'error',
 		ENCRYPTION_KEY: 'b'.repeat(64),
-		RATE_LIMIT_PER_MINUTE: '100000000'
-	}
+		RATE_LIMIT_PER_MINUTE: '100000000',
+	},
 });
 children.push(havenServer);
 const orm = await MikroORM.init({ clientUrl: databaseUrl, entities: [], discovery: { warnWhenNoEntities: false }, debug: false });
@@ -155,18 +163,20 @@ try {
 	const sameUrl = `http://127.0.0.1:${bareSamePort}`;
 	await Promise.all([waitFor(`${bareUrl}/healthz`, bareServer), waitFor(`${sameUrl}/healthz`, bareSame)]);
 
-	console.log(`autocannon: ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${SECONDS} s rounds; Node ${process.version}; ${embedded ? 'embedded PostgreSQL' : 'PostgreSQL from DATABASE_URL'}`);
+	console.log(
+		`autocannon: ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${SECONDS} s rounds; Node ${process.version}; ${embedded ? 'embedded PostgreSQL' : 'PostgreSQL from DATABASE_URL'}`,
+	);
 	const lines: string[] = [];
 	const [bareHealth, sameHealth, havenHealth] = await compare([
 		['bare node, same body     GET /healthz', `${bareUrl}/healthz`, bareServer],
 		['bare node, same response GET /healthz', `${sameUrl}/healthz`, bareSame],
-		['Haven                    GET /healthz', `${havenUrl}/healthz`, havenServer]
+		['Haven                    GET /healthz', `${havenUrl}/healthz`, havenServer],
 	]);
 	lines.push(ratio(havenHealth!, sameHealth!), ratio(havenHealth!, bareHealth!));
 	const [bareStats, sameStats, havenSmall] = await compare([
 		['bare node, same body     GET /v1/stats', `${bareUrl}/v1/stats`, bareServer],
 		['bare node, same response GET /v1/stats', `${sameUrl}/v1/stats`, bareSame],
-		['Haven                    GET /v1/stats (10 rows)', `${havenUrl}/v1/stats`, havenServer]
+		['Haven                    GET /v1/stats (10 rows)', `${havenUrl}/v1/stats`, havenServer],
 	]);
 	lines.push(ratio(havenSmall!, sameStats!), ratio(havenSmall!, bareStats!));
 
@@ -177,17 +187,29 @@ try {
 	await orm.em.fork().transactional(async (em) => {
 		const run = (query: string) => em.execute(query);
 		await run(`set local session_replication_role = replica`);
-		await run(`insert into users (id, created_at, updated_at) select (400000000000000000 + g)::text, now(), now() from generate_series(1, ${ROWS}) g`);
+		await run(
+			`insert into users (id, created_at, updated_at) select (400000000000000000 + g)::text, now(), now() from generate_series(1, ${ROWS}) g`,
+		);
 		await run(`insert into conversations (source, created_at) select 'bench', now() from generate_series(1, ${ROWS})`);
-		await run(`insert into mood_check_ins (user_id, mood, intensity, created_at) select '400000000000000001', 'calm', 3, now() from generate_series(1, ${ROWS})`);
+		await run(
+			`insert into mood_check_ins (user_id, mood, intensity, created_at) select '400000000000000001', 'calm', 3, now() from generate_series(1, ${ROWS})`,
+		);
 		await run(`insert into crisis_events (level, trigger, created_at) select 'concern', 'api', now() from generate_series(1, ${ROWS})`);
-		await run(`insert into guilds (id, joined_at, updated_at) select (500000000000000000 + g)::text, now(), now() from generate_series(1, ${ROWS}) g`);
+		await run(
+			`insert into guilds (id, joined_at, updated_at) select (500000000000000000 + g)::text, now(), now() from generate_series(1, ${ROWS}) g`,
+		);
 		for (const name of Object.values(COUNTED)) {
-			await run(`insert into stat_counters (name, value) values ('${name}', ${ROWS}) on conflict (name) do update set value = stat_counters.value + ${ROWS}`);
+			await run(
+				`insert into stat_counters (name, value) values ('${name}', ${ROWS}) on conflict (name) do update set value = stat_counters.value + ${ROWS}`,
+			);
 		}
 	});
 	await sql('vacuum analyze');
-	const counts = await sql(`select ${Object.keys(COUNTED).map((table) => `(select count(*) from ${table}) as ${table}`).join(', ')}, (select count(*) from guilds) as guilds`);
+	const counts = await sql(
+		`select ${Object.keys(COUNTED)
+			.map((table) => `(select count(*) from ${table}) as ${table}`)
+			.join(', ')}, (select count(*) from guilds) as guilds`,
+	);
 	console.log(`  (inserted in ${((Date.now() - started) / 1000).toFixed(1)} s; rows now: ${JSON.stringify(counts[0])})`);
 	// Past the 5 s counter cache and the 30 s guild count cache: the next reads see the new totals.
 	await new Promise((resolve) => setTimeout(resolve, 31_000));
@@ -196,7 +218,7 @@ try {
 	console.log(`  GET /v1/stats now answers ${await (await fetch(`${havenUrl}/v1/stats`)).text()}`);
 	const [sameStatsAgain, havenBig] = await compare([
 		['bare node, same response GET /v1/stats', `${sameUrl}/v1/stats`, bareSame],
-		[`Haven                    GET /v1/stats (${(ROWS / 1e6).toString()}M rows)`, `${havenUrl}/v1/stats`, havenServer]
+		[`Haven                    GET /v1/stats (${(ROWS / 1e6).toString()}M rows)`, `${havenUrl}/v1/stats`, havenServer],
 	]);
 	lines.push(ratio(havenBig!, sameStatsAgain!), ratio(havenBig!, bareStats!), ratio(havenBig!, havenSmall!));
 

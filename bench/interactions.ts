@@ -48,7 +48,7 @@ function benchEnv(fake: FakeDiscord, extra: Record<string, string> = {}): Record
 		GITHUB_REPO: undefined,
 		SOURCE_URL: 'https://example.invalid/not-github', // no repository: the release check makes no request
 		STATS_CACHE_MS: '0',
-		...extra
+		...extra,
 	});
 	if (env.DATA_DIR) chmodSync(env.DATA_DIR, 0o711); // the embedded server runs as `postgres` when we are root
 	return env;
@@ -109,7 +109,9 @@ async function latency(): Promise<void> {
 		if (env.DATA_DIR) rmSync(env.DATA_DIR, { recursive: true, force: true });
 	}
 	const floor = rows[0]!;
-	console.log(`\nInteraction round trip, INTERACTION_CREATE -> callback received (${N} sequential, after ${WARMUP} warm-up; ${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_URL' : 'embedded PostgreSQL'}):`);
+	console.log(
+		`\nInteraction round trip, INTERACTION_CREATE -> callback received (${N} sequential, after ${WARMUP} warm-up; ${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_URL' : 'embedded PostgreSQL'}):`,
+	);
 	console.log(`  ${'what'.padEnd(42)} ${'p50'.padStart(8)} ${'p99'.padStart(8)} ${'mean'.padStart(8)}   p50 vs bare`);
 	for (const row of rows) {
 		const f = (ms: number) => `${ms.toFixed(2)} ms`.padStart(8);
@@ -150,7 +152,7 @@ async function child(kind: string): Promise<void> {
 		guilds: client.guilds.cache.size,
 		cachedMembers: client.guilds.cache.reduce((sum, guild) => sum + guild.members.cache.size, 0),
 		cachedUsers: client.users.cache.size,
-		readyMs: Math.round(readyMs)
+		readyMs: Math.round(readyMs),
 	};
 	console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
 	await stop();
@@ -160,7 +162,7 @@ async function measure(kind: 'bare' | 'haven', fake: FakeDiscord, env: Record<st
 	const proc = spawn(process.execPath, ['--expose-gc', 'bench/interactions.ts', '--child', kind], {
 		cwd: ROOT,
 		stdio: ['ignore', 'pipe', 'inherit'],
-		env: { PATH: process.env.PATH, BENCH_CHILD: JSON.stringify({ env, restUrl: fake.restUrl, token: fake.token }) }
+		env: { PATH: process.env.PATH, BENCH_CHILD: JSON.stringify({ env, restUrl: fake.restUrl, token: fake.token }) },
 	});
 	let output = '';
 	proc.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -177,10 +179,13 @@ async function memory(): Promise<void> {
 		const bare = await measure('bare', fake, env);
 		const haven = await measure('haven', fake, env);
 		console.log(`\nResident memory with ${GUILDS} guilds x ${MEMBERS} members on 2 shards (after ready and a full GC):`);
-		for (const [label, m] of [['bare discord.js client, default caches', bare], ['Haven (bounded caches, API, database pool)', haven]] as const) {
+		for (const [label, m] of [
+			['bare discord.js client, default caches', bare],
+			['Haven (bounded caches, API, database pool)', haven],
+		] as const) {
 			console.log(
 				`  ${label.padEnd(44)} RSS ${String(m.rssMb).padStart(6)} MB   heap ${String(m.heapUsedMb).padStart(6)} MB   ` +
-					`${m.guilds} guilds, ${m.cachedMembers} members and ${m.cachedUsers} users cached, ready in ${(m.readyMs / 1000).toFixed(1)} s`
+					`${m.guilds} guilds, ${m.cachedMembers} members and ${m.cachedUsers} users cached, ready in ${(m.readyMs / 1000).toFixed(1)} s`,
 			);
 		}
 		console.log(`  RSS ratio Haven / bare: ${(haven.rssMb / bare.rssMb).toFixed(2)}`);

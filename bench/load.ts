@@ -41,7 +41,7 @@ const GETS: [string, number][] = [
 	['/v1/status', 25],
 	['/v1/testimonials', 20],
 	['/healthz', 20],
-	['/openapi.json', 5]
+	['/openapi.json', 5],
 ];
 
 interface Kind {
@@ -56,17 +56,29 @@ function record(kind: string, status: string, ms: number): void {
 	if (status.startsWith('2') || status === 'answered') entry.times.push(ms);
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
-
+const percentile = (sorted: number[], p: number) =>
+	sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 
 /** 10.x.y.z for a client number: a stable address per simulated client. */
 const ipOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 
 /** The status, or the client-side error code (e.g. ECONNRESET when a kept-alive socket closes as it is reused). */
-function request(agent: http.Agent, base: string, method: string, path: string, ip: string, body?: unknown): Promise<{ status: number | string; ms: number }> {
+function request(
+	agent: http.Agent,
+	base: string,
+	method: string,
+	path: string,
+	ip: string,
+	body?: unknown,
+): Promise<{ status: number | string; ms: number }> {
 	const data = body === undefined ? undefined : JSON.stringify(body);
 	const headers: Record<string, string> = { 'x-forwarded-for': ip };
-	if (data !== undefined) Object.assign(headers, { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) });
+	if (data !== undefined)
+		Object.assign(headers, {
+			authorization: `Bearer ${TOKEN}`,
+			'content-type': 'application/json',
+			'content-length': String(Buffer.byteLength(data)),
+		});
 	const started = performance.now();
 	return new Promise((resolve) => {
 		const req = http.request(`${base}${path}`, { method, headers, agent }, (res) => {
@@ -104,25 +116,37 @@ async function main(): Promise<void> {
 		TRUST_PROXY: '1',
 		PORT: String(port),
 		PURGE_INTERVAL_MS: '0',
-		LOG_LEVEL: 'warn'
+		LOG_LEVEL: 'warn',
 	});
 	if (env.DATA_DIR) chmodSync(env.DATA_DIR, 0o711);
-	const server: ChildProcess = spawn(process.execPath, [CLI, 'serve'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'inherit', 'inherit'] });
+	const server: ChildProcess = spawn(process.execPath, [CLI, 'serve'], {
+		env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
+		stdio: ['ignore', 'inherit', 'inherit'],
+	});
 	const exited = once(server, 'exit');
 	try {
 		for (let i = 0; ; i++) {
 			if (server.exitCode !== null) throw new Error('haven serve exited during startup');
-			const status = await fetch(`${base}/v1/status`).then((r) => (r.ok ? (r.json() as Promise<{ status: string }>) : undefined), () => undefined);
+			const status = await fetch(`${base}/v1/status`).then(
+				(r) => (r.ok ? (r.json() as Promise<{ status: string }>) : undefined),
+				() => undefined,
+			);
 			if (status?.status === 'ok') break;
 			if (i > 600) throw new Error('haven serve did not become ready');
 			await sleep(100);
 		}
-		console.log(`Haven is up (bot on 2 shards, 20 guilds; ${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_URL' : 'embedded PostgreSQL'}). Load for ${SECONDS} s.`);
+		console.log(
+			`Haven is up (bot on 2 shards, 20 guilds; ${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_URL' : 'embedded PostgreSQL'}). Load for ${SECONDS} s.`,
+		);
 
 		const memory: { at: number; rssMb: number; heapMb: number }[] = [];
 		const sampleMemory = async () => {
 			const samples = await serverMetrics(base);
-			memory.push({ at: Math.round(performance.now() / 1000), rssMb: total(samples, 'process_resident_memory_bytes') / 2 ** 20, heapMb: total(samples, 'nodejs_heap_size_used_bytes') / 2 ** 20 });
+			memory.push({
+				at: Math.round(performance.now() / 1000),
+				rssMb: total(samples, 'process_resident_memory_bytes') / 2 ** 20,
+				heapMb: total(samples, 'nodejs_heap_size_used_bytes') / 2 ** 20,
+			});
 		};
 		await sampleMemory();
 		const started = performance.now();
@@ -152,8 +176,20 @@ async function main(): Promise<void> {
 			await Promise.all(inFlight);
 		};
 		// Rotating addresses, each used at most once a minute for these: far within 20 chats and 5 feedbacks a minute.
-		const chats = paced(CHAT_RPS, (n) => request(agent, base, 'POST', '/v1/chat', ipOf(IPS + (n % 5000)), { message: `How do I get through a long week? (${n})` }), 'POST /v1/chat');
-		const feedback = paced(FEEDBACK_RPS, (n) => request(agent, base, 'POST', '/v1/feedback', ipOf(IPS + 5000 + (n % 5000)), { userId: '123456789012345678', message: `Haven helped me today (${n})` }), 'POST /v1/feedback');
+		const chats = paced(
+			CHAT_RPS,
+			(n) => request(agent, base, 'POST', '/v1/chat', ipOf(IPS + (n % 5000)), { message: `How do I get through a long week? (${n})` }),
+			'POST /v1/chat',
+		);
+		const feedback = paced(
+			FEEDBACK_RPS,
+			(n) =>
+				request(agent, base, 'POST', '/v1/feedback', ipOf(IPS + 5000 + (n % 5000)), {
+					userId: '123456789012345678',
+					message: `Haven helped me today (${n})`,
+				}),
+			'POST /v1/feedback',
+		);
 
 		let user = 1;
 		const interactor = async () => {
@@ -190,7 +226,13 @@ async function main(): Promise<void> {
 			const done = [...kinds.values()].reduce((sum, kind) => sum + [...kind.statuses.values()].reduce((a, b) => a + b, 0), 0);
 			console.log(`  ${Math.round((performance.now() - started) / 1000)} s: ${done} requests and interactions so far`);
 		}, 30_000);
-		await Promise.all([...Array.from({ length: CONNECTIONS }, getter), chats, feedback, ...Array.from({ length: INTERACTIONS }, interactor), sampler]);
+		await Promise.all([
+			...Array.from({ length: CONNECTIONS }, getter),
+			chats,
+			feedback,
+			...Array.from({ length: INTERACTIONS }, interactor),
+			sampler,
+		]);
 		clearInterval(progress);
 		const seconds = (performance.now() - started) / 1000;
 		agent.destroy();
@@ -203,18 +245,26 @@ async function main(): Promise<void> {
 			all += count;
 			const sorted = kind.times.sort((a, b) => a - b);
 			const statuses = [...kind.statuses].map(([status, n]) => `${status}: ${n}`).join(', ');
-			console.log(`${name.padEnd(26)} ${String(count).padStart(8)} ${(count / seconds).toFixed(1).padStart(8)} ${percentile(sorted, 50).toFixed(1).padStart(8)} ${percentile(sorted, 99).toFixed(1).padStart(8)}   ${statuses}`);
+			console.log(
+				`${name.padEnd(26)} ${String(count).padStart(8)} ${(count / seconds).toFixed(1).padStart(8)} ${percentile(sorted, 50).toFixed(1).padStart(8)} ${percentile(sorted, 99).toFixed(1).padStart(8)}   ${statuses}`,
+			);
 		}
 		console.log(`${'all'.padEnd(26)} ${String(all).padStart(8)} ${(all / seconds).toFixed(1).padStart(8)}`);
-		const errors = [...kinds].flatMap(([name, kind]) => [...kind.statuses].filter(([status]) => !/^2\d\d$|^answered$/.test(status)).map(([status, n]) => `${name} ${status}: ${n}`));
+		const errors = [...kinds].flatMap(([name, kind]) =>
+			[...kind.statuses].filter(([status]) => !/^2\d\d$|^answered$/.test(status)).map(([status, n]) => `${name} ${status}: ${n}`),
+		);
 		console.log(`\nNot 2xx: ${errors.length ? errors.join('; ') : 'none'}`);
-		console.log(`Server: ${total(final, 'haven_http_rate_limited_total')} rate-limited, ${total(final, 'haven_http_requests_total', { status: '500' })} answered 500, ` +
-			`${total(final, 'haven_interactions_total', { outcome: 'error' })} interaction errors, db pool max ${total(final, 'haven_db_pool_max_connections')}, ` +
-			`AI calls ok ${total(final, 'haven_ai_requests_total', { outcome: 'ok' })} / failed ${total(final, 'haven_ai_requests_total') - total(final, 'haven_ai_requests_total', { outcome: 'ok' })}`);
+		console.log(
+			`Server: ${total(final, 'haven_http_rate_limited_total')} rate-limited, ${total(final, 'haven_http_requests_total', { status: '500' })} answered 500, ` +
+				`${total(final, 'haven_interactions_total', { outcome: 'error' })} interaction errors, db pool max ${total(final, 'haven_db_pool_max_connections')}, ` +
+				`AI calls ok ${total(final, 'haven_ai_requests_total', { outcome: 'ok' })} / failed ${total(final, 'haven_ai_requests_total') - total(final, 'haven_ai_requests_total', { outcome: 'ok' })}`,
+		);
 		const first = memory[0]!;
 		const last = memory.at(-1)!;
 		const middle = memory[Math.floor(memory.length / 2)]!;
-		console.log(`Server memory (RSS / V8 heap used): start ${first.rssMb.toFixed(0)} / ${first.heapMb.toFixed(0)} MB, middle ${middle.rssMb.toFixed(0)} / ${middle.heapMb.toFixed(0)} MB, end ${last.rssMb.toFixed(0)} / ${last.heapMb.toFixed(0)} MB`);
+		console.log(
+			`Server memory (RSS / V8 heap used): start ${first.rssMb.toFixed(0)} / ${first.heapMb.toFixed(0)} MB, middle ${middle.rssMb.toFixed(0)} / ${middle.heapMb.toFixed(0)} MB, end ${last.rssMb.toFixed(0)} / ${last.heapMb.toFixed(0)} MB`,
+		);
 		console.log(`  RSS every 10 s: ${memory.map((m) => m.rssMb.toFixed(0)).join(' ')}`);
 		// Second half against first half: a leak shows as a steady climb, warm-up as an early step.
 		const half = memory.slice(Math.floor(memory.length / 2));

@@ -13,7 +13,11 @@ import { rotateSalt } from '../src/lib/operations/rotate-salt.ts';
 
 const ROWS = Number(process.env.ROWS ?? 100_000);
 const key = '0123456789abcdef'.repeat(4);
-const env: Record<string, string | undefined> = { ENCRYPTION_KEY: key, ENCRYPTION_SALT_LIST: 'old', DATA_DIR: mkdtempSync(join(tmpdir(), 'haven-bench-')) };
+const env: Record<string, string | undefined> = {
+	ENCRYPTION_KEY: key,
+	ENCRYPTION_SALT_LIST: 'old',
+	DATA_DIR: mkdtempSync(join(tmpdir(), 'haven-bench-')),
+};
 if (process.env.DATABASE_URL) {
 	const url = new URL(process.env.DATABASE_URL);
 	url.pathname = `/haven_bench_${Date.now()}`;
@@ -29,7 +33,7 @@ for (let offset = 0; offset < ROWS; offset += 5000) {
 		message: `thank you for being here, number ${offset + i}`,
 		source: 'api',
 		createdAt: new Date(),
-		updatedAt: new Date()
+		updatedAt: new Date(),
 	}));
 	await db.orm.em.fork().insertMany(Feedback, rows);
 }
@@ -40,7 +44,11 @@ const baseline = process.memoryUsage().rss;
 const report = await rotateSalt(db.orm, new FieldCipher(parseConfig(env).encryption.key, ['new', 'old']), { batchSize: 500, dryRun: false });
 clearInterval(sampler);
 const rewritten = report.columns.reduce((sum, column) => sum + column.rewritten, 0);
-console.log(`rotate-salt: ${rewritten.toLocaleString('en')} rows re-encrypted and verified in ${report.seconds.toFixed(1)} s = ${Math.round(rewritten / report.seconds).toLocaleString('en')} rows/s`);
-console.log(`memory: peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, +${((peakRss - baseline) / 2 ** 20).toFixed(0)} MiB during the run)`);
+console.log(
+	`rotate-salt: ${rewritten.toLocaleString('en')} rows re-encrypted and verified in ${report.seconds.toFixed(1)} s = ${Math.round(rewritten / report.seconds).toLocaleString('en')} rows/s`,
+);
+console.log(
+	`memory: peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, +${((peakRss - baseline) / 2 ** 20).toFixed(0)} MiB during the run)`,
+);
 console.log(`failures: ${report.failures.length}`);
 await db.close();

@@ -11,7 +11,10 @@ import { loadLexicons, screen } from '../src/lib/crisis/screen.ts';
 import { ADVERSARIAL } from '../test/crisis/adversarial.ts';
 
 const seconds = Number(process.argv[2] ?? 2) || 2;
-const load = (): string => loadavg().map((n) => n.toFixed(2)).join(' ');
+const load = (): string =>
+	loadavg()
+		.map((n) => n.toFixed(2))
+		.join(' ');
 console.log(`load average: ${load()} (1, 5, 15 min)`);
 
 const compileStart = performance.now();

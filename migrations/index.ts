@@ -4,5 +4,5 @@ import { Migration20261121010000Wellbeing } from './Migration20261121010000Wellb
 /** Every migration, in order. Listed in code (never globbed) so they travel inside the program. */
 export const migrationsList = [
 	{ name: 'Migration20261121000000Initial', class: Migration20261121000000Initial },
-	{ name: 'Migration20261121010000Wellbeing', class: Migration20261121010000Wellbeing }
+	{ name: 'Migration20261121010000Wellbeing', class: Migration20261121010000Wellbeing },
 ];

@@ -19,7 +19,10 @@ if ((mode !== 'write' && mode !== 'check') || !file) {
 const inputs: [string, string][] = [
 	...loadCorpus().map((e, i): [string, string] => [`corpus ${i + 1}`, e.text]),
 	...Object.entries(ADVERSARIAL).map(([name, text]): [string, string] => [`adversarial ${name}`, text]),
-	...Object.entries(ADVERSARIAL).map(([name, text]): [string, string] => [`adversarial ${name} + crisis`, `${text}\nI am going to kill myself tonight`]),
+	...Object.entries(ADVERSARIAL).map(([name, text]): [string, string] => [
+		`adversarial ${name} + crisis`,
+		`${text}\nI am going to kill myself tonight`,
+	]),
 ];
 const results: Record<string, unknown> = {};
 for (const [name, text] of inputs) results[name] = screen(text);

@@ -47,8 +47,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 			origin: config.api.corsOrigin,
 			automaticallyConnect: false,
 			listenOptions: { port: config.api.port, host: config.api.host },
-			server: { IncomingMessage: HttpRequest, ServerResponse }
-		}
+			server: { IncomingMessage: HttpRequest, ServerResponse },
+		},
 	});
 	const log = container.logger;
 	container.config = config;
@@ -72,7 +72,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 	container.stats = createStats({
 		orm: db.orm,
 		liveGuilds: () => (client.isReady() ? client.guilds.cache.size : undefined),
-		countersTtlMs: config.api.statsCacheMs
+		countersTtlMs: config.api.statsCacheMs,
 	});
 	try {
 		const ran = await migrate(db.orm);
@@ -115,27 +115,42 @@ export async function startHaven(config: Config): Promise<Haven> {
 	}
 
 	const address = client.server.server.address() as AddressInfo;
-	const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+	const host =
+		address.family === 'IPv6'
+			? `[${address.address === '::' ? '::1' : address.address}]`
+			: address.address === '0.0.0.0'
+				? '127.0.0.1'
+				: address.address;
 	const url = `http://${host}:${address.port}`;
-	log.info(`Haven ${container.version} is up: HTTP API on port ${address.port}${config.discord.enabled ? '' : ' (API-only: no Discord token)'}, ${db.describe}`);
+	log.info(
+		`Haven ${container.version} is up: HTTP API on port ${address.port}${config.discord.enabled ? '' : ' (API-only: no Discord token)'}, ${db.describe}`,
+	);
 
 	const { apiKey, url: statusUrl, intervalMs } = config.status;
 	const heartbeat = apiKey ? startHeartbeat({ url: statusUrl, apiKey, intervalMs, status: currentStatus, log }) : undefined;
 	// Retention purge (src/lib/privacy/retention.ts): PURGE_INTERVAL_MS, 0 turns it off.
 	const { purgeIntervalMs } = config.retention;
-	const retention = purgeIntervalMs > 0 ? startRetentionScheduler({ orm: db.orm, intervalMs: purgeIntervalMs, settings: retentionSettings(config), log }) : undefined;
+	const retention =
+		purgeIntervalMs > 0
+			? startRetentionScheduler({ orm: db.orm, intervalMs: purgeIntervalMs, settings: retentionSettings(config), log })
+			: undefined;
 
 	let stopping: Promise<void> | undefined;
 	return {
 		client,
 		db,
 		url,
-		stop: () => (stopping ??= shutdown(client, db, heartbeat, retention))
+		stop: () => (stopping ??= shutdown(client, db, heartbeat, retention)),
 	};
 }
 
 /** Stop accepting, let in-flight requests finish (bounded), then close Discord, the database and the embedded server. */
-async function shutdown(client: SapphireClient, db: Database, heartbeat: Heartbeat | undefined, retention: RetentionScheduler | undefined): Promise<void> {
+async function shutdown(
+	client: SapphireClient,
+	db: Database,
+	heartbeat: Heartbeat | undefined,
+	retention: RetentionScheduler | undefined,
+): Promise<void> {
 	await heartbeat?.stop();
 	await retention?.stop();
 	const http = client.server.server;

@@ -9,7 +9,9 @@ const program = new Command('haven')
 	.exitOverride();
 
 const folder = new URL('./commands/', import.meta.url);
-for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts')).sort()) {
+for (const file of readdirSync(folder)
+	.filter((name) => name.endsWith('.ts'))
+	.sort()) {
 	const module = (await import(new URL(file, folder).href)) as { default: (program: Command) => void };
 	module.default(program);
 }

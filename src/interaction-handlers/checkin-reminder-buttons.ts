@@ -22,7 +22,7 @@ export class CheckinReminderButtons extends InteractionHandler {
 				content: was ? 'Check-in reminders are off. `/checkin reminders set` turns them on again.' : 'Check-in reminders were already off.',
 				embeds: [],
 				components: [],
-				allowedMentions: NO_MENTIONS
+				allowedMentions: NO_MENTIONS,
 			});
 		});
 	}

@@ -21,7 +21,9 @@ export class FeedbackManageButtons extends InteractionHandler {
 		if (!isOwner(interaction.user.id)) return send(interaction, { content: OWNER_ONLY_MESSAGE });
 		const em = this.container.db.orm.em.fork();
 		await updateSoon(interaction, () =>
-			button.kind === 'list' ? feedbackListView(em, button.filter, button.page) : feedbackActionView(em, button.action, button.id, interaction.user.id)
+			button.kind === 'list'
+				? feedbackListView(em, button.filter, button.page)
+				: feedbackActionView(em, button.action, button.id, interaction.user.id),
 		);
 	}
 }

@@ -1,7 +1,17 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
 import { updateSoon } from '../lib/discord/reply.ts';
-import { CLEAR_CANCELLED, clearLetters, deleteLetter, letterAt, NOT_YOURS, parseLetterButton, renderCleared, renderLetter, type LetterButton } from '../lib/wellbeing/ghost-letters.ts';
+import {
+	CLEAR_CANCELLED,
+	clearLetters,
+	deleteLetter,
+	letterAt,
+	NOT_YOURS,
+	parseLetterButton,
+	renderCleared,
+	renderLetter,
+	type LetterButton,
+} from '../lib/wellbeing/ghost-letters.ts';
 import { whisper } from '../lib/wellbeing/answer.ts';
 
 /**
@@ -28,7 +38,11 @@ export class GhostletterButtons extends InteractionHandler {
 					return renderLetter(userId, await letterAt(em(), userId, button.index));
 				case 'delete': {
 					const deleted = await deleteLetter(em(), userId, button.letterId);
-					return renderLetter(userId, await letterAt(em(), userId, 0), deleted ? '🗑️ Deleted that letter for good.' : 'That letter was already deleted.');
+					return renderLetter(
+						userId,
+						await letterAt(em(), userId, 0),
+						deleted ? '🗑️ Deleted that letter for good.' : 'That letter was already deleted.',
+					);
 				}
 				case 'clear':
 					return button.confirm ? renderCleared(await clearLetters(em(), userId)) : CLEAR_CANCELLED;

@@ -2,7 +2,14 @@ import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework
 import type { ButtonInteraction } from 'discord.js';
 import { send, updateSoon } from '../lib/discord/reply.ts';
 import { deleteUserData } from '../lib/privacy/user-data.ts';
-import { DELETE_NOT_YOURS, parseDeleteButton, renderDeleteCancelled, renderDeleteDone, renderDeleteExpired, type DeleteButton } from '../lib/privacy/views.ts';
+import {
+	DELETE_NOT_YOURS,
+	parseDeleteButton,
+	renderDeleteCancelled,
+	renderDeleteDone,
+	renderDeleteExpired,
+	type DeleteButton,
+} from '../lib/privacy/views.ts';
 
 /**
  * The buttons of `/privacy delete`. Only the person the confirmation was made for can press them (checked on every

@@ -14,7 +14,7 @@ import {
 	triviaAlready,
 	triviaFeedback,
 	withRoundLock,
-	type GameButton
+	type GameButton,
 } from '../lib/wellbeing/games.ts';
 import { guardComponent, whisper } from '../lib/wellbeing/answer.ts';
 
@@ -47,7 +47,10 @@ export class TriviaButtons extends InteractionHandler {
 				await withRoundLock(round.id, async () => {
 					if (!(await revealRound(em(), round.id))) return;
 					const counts = await tally(em(), round.id, 4);
-					await interaction.editReply({ ...renderTrivia(round.id, round.content, counts, true, round.fromAi), allowedMentions: NO_MENTIONS });
+					await interaction.editReply({
+						...renderTrivia(round.id, round.content, counts, true, round.fromAi),
+						allowedMentions: NO_MENTIONS,
+					});
 				});
 				return;
 			}
@@ -57,7 +60,10 @@ export class TriviaButtons extends InteractionHandler {
 				const result = await castVote(em(), round.id, interaction.user.id, button.choice);
 				if (result.counted) {
 					const counts = await tally(em(), round.id, 4);
-					await interaction.editReply({ ...renderTrivia(round.id, round.content, counts, false, round.fromAi), allowedMentions: NO_MENTIONS });
+					await interaction.editReply({
+						...renderTrivia(round.id, round.content, counts, false, round.fromAi),
+						allowedMentions: NO_MENTIONS,
+					});
 				}
 				return result;
 			});

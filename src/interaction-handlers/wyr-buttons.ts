@@ -1,7 +1,17 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
 import { NO_MENTIONS } from '../lib/discord/reply.ts';
-import { castVote, loadRound, parseGameButton, renderWyr, ROUND_GONE, tally, withRoundLock, wyrFeedback, type GameButton } from '../lib/wellbeing/games.ts';
+import {
+	castVote,
+	loadRound,
+	parseGameButton,
+	renderWyr,
+	ROUND_GONE,
+	tally,
+	withRoundLock,
+	wyrFeedback,
+	type GameButton,
+} from '../lib/wellbeing/games.ts';
 import { guardComponent, whisper } from '../lib/wellbeing/answer.ts';
 
 type WyrButton = Extract<GameButton, { game: 'wyr' }>;

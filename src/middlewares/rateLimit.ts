@@ -27,7 +27,7 @@ export class RateLimitMiddleware extends Middleware {
 		this.#all = new FixedWindowLimiter(rateLimits.perMinute, MINUTE);
 		this.#routes = {
 			chat: new FixedWindowLimiter(rateLimits.chatPerMinute, MINUTE),
-			feedback: new FixedWindowLimiter(rateLimits.feedbackPerMinute, MINUTE)
+			feedback: new FixedWindowLimiter(rateLimits.feedbackPerMinute, MINUTE),
 		};
 	}
 

@@ -10,8 +10,8 @@ export class DocsRoute extends ApiRoute {
 				summary: 'Interactive API reference',
 				description: 'Swagger UI, served by Haven itself, reading `/openapi.json`.',
 				tags: ['Service'],
-				responses: { 200: { description: 'An HTML page.', mediaType: 'text/html' } }
-			}
+				responses: { 200: { description: 'An HTML page.', mediaType: 'text/html' } },
+			},
 		});
 	}
 
@@ -21,7 +21,7 @@ export class DocsRoute extends ApiRoute {
 			'Content-Type': 'text/html; charset=utf-8',
 			'Content-Length': Buffer.byteLength(DOCS_PAGE),
 			'Content-Security-Policy': docsCsp(botApi ? new URL(botApi).origin : undefined),
-			'Cache-Control': 'no-cache'
+			'Cache-Control': 'no-cache',
 		});
 		response.end(DOCS_PAGE);
 	}

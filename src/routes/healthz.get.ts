@@ -12,8 +12,8 @@ export class HealthRoute extends ApiRoute {
 				summary: 'Liveness check',
 				description: 'Answers while the process serves HTTP, without touching the database.',
 				tags: ['Service'],
-				responses: { 200: { description: 'The process is alive.', schema: Health } }
-			}
+				responses: { 200: { description: 'The process is alive.', schema: Health } },
+			},
 		});
 	}
 

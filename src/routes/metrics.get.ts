@@ -14,8 +14,8 @@ export class MetricsRoute extends ApiRoute {
 				summary: 'Prometheus metrics',
 				hidden: true,
 				auth: 'metrics',
-				responses: { 200: { description: 'Prometheus text exposition format 0.0.4.', mediaType: 'text/plain' } }
-			}
+				responses: { 200: { description: 'Prometheus text exposition format 0.0.4.', mediaType: 'text/plain' } },
+			},
 		});
 	}
 

@@ -13,8 +13,8 @@ export class OpenApiRoute extends ApiRoute {
 			doc: {
 				summary: 'This OpenAPI document',
 				tags: ['Service'],
-				responses: { 200: { description: 'OpenAPI 3.1 document.', mediaType: 'application/json' } }
-			}
+				responses: { 200: { description: 'OpenAPI 3.1 document.', mediaType: 'application/json' } },
+			},
 		});
 	}
 

@@ -31,7 +31,12 @@ test('/docs is a self-contained page with a strict CSP, and its files are served
 	assert.match(csp, /default-src 'none'/);
 	assert.match(csp, /frame-ancestors 'none'/);
 	assert.ok(!/https?:\/\//.test(page.text), 'no external URL (no CDN)');
-	for (const [file, type] of [['swagger-ui.css', /^text\/css/], ['swagger-ui-bundle.js', /^text\/javascript/], ['init.js', /^text\/javascript/], ['favicon-32x32.png', /^image\/png/]] as const) {
+	for (const [file, type] of [
+		['swagger-ui.css', /^text\/css/],
+		['swagger-ui-bundle.js', /^text\/javascript/],
+		['init.js', /^text\/javascript/],
+		['favicon-32x32.png', /^image\/png/],
+	] as const) {
 		assert.ok(page.text.includes(`/docs/${file}`), `the page uses ${file}`);
 		const asset = await request(haven.url, 'GET', `/docs/${file}`);
 		assert.equal(asset.status, 200, file);
@@ -63,12 +68,21 @@ test('/docs renders every endpoint in headless Chromium', async () => {
 				// Run the page's timers and fetches (Swagger UI loads /openapi.json after the load event) before dumping.
 				'--virtual-time-budget=15000',
 				'--dump-dom',
-				`${haven.url}/docs`
+				`${haven.url}/docs`,
 			],
-			{ timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }
+			{ timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
 		);
 		const paths = [...stdout.matchAll(/class="opblock-summary-path" data-path="([^"]+)"/g)].map((m) => m[1]);
-		assert.deepEqual(paths.sort(), ['/docs', '/healthz', '/openapi.json', '/v1/chat', '/v1/feedback', '/v1/stats', '/v1/status', '/v1/testimonials']);
+		assert.deepEqual(paths.sort(), [
+			'/docs',
+			'/healthz',
+			'/openapi.json',
+			'/v1/chat',
+			'/v1/feedback',
+			'/v1/stats',
+			'/v1/status',
+			'/v1/testimonials',
+		]);
 		assert.match(stdout, /Haven HTTP API/);
 		assert.match(stdout, /opblock-post/);
 		assert.match(stdout, /authorize/i, 'the bearer scheme gives an Authorize button');

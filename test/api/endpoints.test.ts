@@ -54,7 +54,7 @@ function cliDatabaseUrl(): string {
 async function cli(...args: string[]): Promise<any> {
 	const { stdout } = await run(process.execPath, ['src/cli/haven.ts', 'feedback', ...args, '--json'], {
 		env: { ...process.env, ...env, DATABASE_URL: cliDatabaseUrl() } as NodeJS.ProcessEnv,
-		cwd: new URL('../../', import.meta.url)
+		cwd: new URL('../../', import.meta.url),
 	});
 	return JSON.parse(stdout);
 }
@@ -71,12 +71,14 @@ before(async () => {
 		STATS_CACHE_MS: '0',
 		RATE_LIMIT_PER_MINUTE: '100000',
 		RATE_LIMIT_CHAT_PER_MINUTE: '100000',
-		RATE_LIMIT_FEEDBACK_PER_MINUTE: '100000'
+		RATE_LIMIT_FEEDBACK_PER_MINUTE: '100000',
 	});
 	haven = await startTestHaven(env);
 	doc = (await request(haven.url, 'GET', '/openapi.json')).json;
 	// Servers: two present, one gone; counted before the first stats read caches the number.
-	await sql(`insert into guilds (id, joined_at, updated_at, left_at) values ('100000000000000001', now(), now(), null), ('100000000000000002', now(), now(), null), ('100000000000000003', now(), now(), now())`);
+	await sql(
+		`insert into guilds (id, joined_at, updated_at, left_at) values ('100000000000000001', now(), now(), null), ('100000000000000002', now(), now(), null), ('100000000000000003', now(), now(), now())`,
+	);
 });
 
 after(async () => {
@@ -91,7 +93,16 @@ describe('OpenAPI document', () => {
 		const result = await validator.validate(structuredClone(doc));
 		assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
 		assert.equal(doc.openapi, '3.1.0');
-		assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs', '/healthz', '/openapi.json', '/v1/chat', '/v1/feedback', '/v1/stats', '/v1/status', '/v1/testimonials']);
+		assert.deepEqual(Object.keys(doc.paths).sort(), [
+			'/docs',
+			'/healthz',
+			'/openapi.json',
+			'/v1/chat',
+			'/v1/feedback',
+			'/v1/stats',
+			'/v1/status',
+			'/v1/testimonials',
+		]);
 		assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: 'The API_TOKEN of the server.' });
 		for (const path of ['/v1/chat', '/v1/feedback']) {
 			const op = doc.paths[path].post;
@@ -129,7 +140,9 @@ describe('GET endpoints', () => {
 		const before = await stats();
 		assert.deepEqual(before, { users: 0, guilds: 2, conversations: 0, moodCheckIns: 0, crisisEvents: 0 });
 		await sql(`insert into users (id, created_at, updated_at) select (200000000000000000 + g)::text, now(), now() from generate_series(1, 3) g`);
-		await sql(`insert into mood_check_ins (user_id, mood, intensity, created_at) select '200000000000000001', 'calm', 3, now() from generate_series(1, 4)`);
+		await sql(
+			`insert into mood_check_ins (user_id, mood, intensity, created_at) select '200000000000000001', 'calm', 3, now() from generate_series(1, 4)`,
+		);
 		// Deleting rows never lowers a lifetime total.
 		await sql(`delete from mood_check_ins where id = (select min(id) from mood_check_ins)`);
 		assert.deepEqual(await stats(), { users: 3, guilds: 2, conversations: 0, moodCheckIns: 4, crisisEvents: 0 });
@@ -163,7 +176,7 @@ describe('GET endpoints', () => {
 });
 
 describe('POST /v1/chat', () => {
-	test('answers one message with Haven\'s prompt and counts the conversation', async () => {
+	test("answers one message with Haven's prompt and counts the conversation", async () => {
 		fake.reset();
 		const before = await stats();
 		const reply = await call('POST', '/v1/chat', { token: TOKEN, body: { message: '  I had a rough day at work  ' } });
@@ -187,10 +200,14 @@ describe('POST /v1/chat', () => {
 			[{ message: 'x'.repeat(2001) }, /at most 2000/],
 			[[{ message: 'hi' }], /JSON object/],
 			['"hi"', /JSON object/],
-			['null', /JSON object/]
+			['null', /JSON object/],
 		];
 		for (const [body, error] of cases) {
-			const reply = await call('POST', '/v1/chat', { token: TOKEN, body: body as string | object, headers: { 'content-type': 'application/json' } });
+			const reply = await call('POST', '/v1/chat', {
+				token: TOKEN,
+				body: body as string | object,
+				headers: { 'content-type': 'application/json' },
+			});
 			assert.equal(reply.status, 400, JSON.stringify(body));
 			assert.match(reply.json.error, error);
 		}
@@ -198,13 +215,27 @@ describe('POST /v1/chat', () => {
 	});
 
 	test('401 without a valid bearer token', async () => {
-		for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Basic ${TOKEN}` }, { authorization: 'Bearer' }, { authorization: `bearer ${TOKEN.slice(0, -1)}` }] as Record<string, string>[]) {
+		for (const headers of [
+			{},
+			{ authorization: `Bearer ${TOKEN}x` },
+			{ authorization: `Basic ${TOKEN}` },
+			{ authorization: 'Bearer' },
+			{ authorization: `bearer ${TOKEN.slice(0, -1)}` },
+		] as Record<string, string>[]) {
 			const reply = await call('POST', '/v1/chat', { body: { message: 'hi' }, headers: { 'content-type': 'application/json', ...headers } });
 			assert.equal(reply.status, 401, JSON.stringify(headers));
 			assert.equal(reply.headers['www-authenticate'], 'Bearer realm="haven"');
 		}
 		// The scheme is case-insensitive.
-		assert.equal((await call('POST', '/v1/chat', { body: { message: 'hi' }, headers: { 'content-type': 'application/json', authorization: `bearer ${TOKEN}` } })).status, 200);
+		assert.equal(
+			(
+				await call('POST', '/v1/chat', {
+					body: { message: 'hi' },
+					headers: { 'content-type': 'application/json', authorization: `bearer ${TOKEN}` },
+				})
+			).status,
+			200,
+		);
 	});
 
 	test('502 when the provider fails or stalls, without its error text', async () => {
@@ -262,7 +293,7 @@ describe('POST /v1/feedback and the review queue', () => {
 	test('400 for a bad userId or message; 401 without the token', async () => {
 		const cases: [object, RegExp][] = [
 			[{ message: 'thank you' }, /userId is required/],
-			[{ userId: 123456789012345678, message: 'thank you' }, /userId must be a string/],
+			[{ userId: 123456789012345680, message: 'thank you' }, /userId must be a string/],
 			[{ userId: '1234', message: 'thank you' }, /Discord user ID/],
 			[{ userId: 'abcdefghijklmnopqr', message: 'thank you' }, /Discord user ID/],
 			[{ userId: '012345678901234567', message: 'thank you' }, /Discord user ID/],
@@ -270,7 +301,7 @@ describe('POST /v1/feedback and the review queue', () => {
 			[{ userId: '18446744073709551616', message: 'thank you' }, /Discord user ID/],
 			[{ userId: USER }, /message is required/],
 			[{ userId: USER, message: '  hi  ' }, /at least 3/],
-			[{ userId: USER, message: 'x'.repeat(2001) }, /at most 2000/]
+			[{ userId: USER, message: 'x'.repeat(2001) }, /at most 2000/],
 		];
 		for (const [body, error] of cases) {
 			const reply = await call('POST', '/v1/feedback', { token: TOKEN, body });
@@ -292,7 +323,10 @@ describe('POST /v1/feedback and the review queue', () => {
 		const [row] = await sql(`select id, message, status, public, featured, source from feedback`);
 		assert.ok(row.message.startsWith('hv1:'), 'encrypted at rest');
 		assert.ok(!row.message.includes('hard week'));
-		assert.deepEqual({ ...row, message: undefined, id: undefined }, { id: undefined, message: undefined, status: 'queued', public: false, featured: false, source: 'api' });
+		assert.deepEqual(
+			{ ...row, message: undefined, id: undefined },
+			{ id: undefined, message: undefined, status: 'queued', public: false, featured: false, source: 'api' },
+		);
 
 		const queue = await cli('list');
 		assert.equal(queue.length, 1);
@@ -304,7 +338,10 @@ describe('POST /v1/feedback and the review queue', () => {
 		assert.equal(approved.status, 'approved');
 		assert.equal(approved.public, true);
 		const testimonials = (await call('GET', '/v1/testimonials')).json;
-		assert.deepEqual(testimonials.map((t: any) => ({ message: t.message, featured: t.featured })), [{ message, featured: false }]);
+		assert.deepEqual(
+			testimonials.map((t: any) => ({ message: t.message, featured: t.featured })),
+			[{ message, featured: false }],
+		);
 		assert.ok(Math.abs(Date.parse(testimonials[0].createdAt) - Date.now()) < 60_000);
 	});
 
@@ -332,7 +369,7 @@ describe('POST /v1/feedback and the review queue', () => {
 			cli('reject', String(rejectedId)),
 			cli('feature', String(older), '--off'),
 			cli('feature', String(privateId)),
-			cli('approve', '999999')
+			cli('approve', '999999'),
 		]);
 		assert.equal(rejected.status === 'fulfilled' && rejected.value.status, 'rejected');
 		assert.equal(unfeatured.status === 'fulfilled' && unfeatured.value.featured, false);
@@ -361,11 +398,25 @@ describe('hostile and malformed requests', () => {
 	});
 
 	test('415 unless the body is JSON', async () => {
-		for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}, { 'content-type': 'application/json', 'content-encoding': 'gzip' }] as Record<string, string>[]) {
+		for (const headers of [
+			{ 'content-type': 'text/plain' },
+			{ 'content-type': 'application/x-www-form-urlencoded' },
+			{},
+			{ 'content-type': 'application/json', 'content-encoding': 'gzip' },
+		] as Record<string, string>[]) {
 			const reply = await call('POST', '/v1/chat', { token: TOKEN, body: '{"message":"hi"}', headers });
 			assert.equal(reply.status, 415, JSON.stringify(headers));
 		}
-		assert.equal((await call('POST', '/v1/chat', { token: TOKEN, body: '{"message":"hi"}', headers: { 'content-type': 'application/json; charset=UTF-8' } })).status, 200);
+		assert.equal(
+			(
+				await call('POST', '/v1/chat', {
+					token: TOKEN,
+					body: '{"message":"hi"}',
+					headers: { 'content-type': 'application/json; charset=UTF-8' },
+				})
+			).status,
+			200,
+		);
 	});
 
 	test('400 for malformed JSON or bytes that are not UTF-8', async () => {
@@ -387,15 +438,27 @@ describe('hostile and malformed requests', () => {
 			return base.slice(0, -1) + ' '.repeat(size - base.length) + '}';
 		};
 		assert.equal(Buffer.byteLength(padded(MAX_BODY_BYTES)), MAX_BODY_BYTES);
-		assert.equal((await call('POST', '/v1/chat', { token: TOKEN, body: padded(MAX_BODY_BYTES), headers: { 'content-type': 'application/json' } })).status, 200);
+		assert.equal(
+			(await call('POST', '/v1/chat', { token: TOKEN, body: padded(MAX_BODY_BYTES), headers: { 'content-type': 'application/json' } })).status,
+			200,
+		);
 		const big = padded(MAX_BODY_BYTES + 1);
 		const announced = await call('POST', '/v1/chat', { token: TOKEN, body: big, headers: { 'content-type': 'application/json' } });
 		assert.equal(announced.status, 413);
-		const chunked = await call('POST', '/v1/chat', { token: TOKEN, body: padded(4 * MAX_BODY_BYTES), chunked: 1024, headers: { 'content-type': 'application/json' } });
+		const chunked = await call('POST', '/v1/chat', {
+			token: TOKEN,
+			body: padded(4 * MAX_BODY_BYTES),
+			chunked: 1024,
+			headers: { 'content-type': 'application/json' },
+		});
 		assert.equal(chunked.status, 413);
 		assert.equal(chunked.headers.connection, 'close');
 		// A chunked body under the limit is read normally.
-		assert.equal((await call('POST', '/v1/chat', { token: TOKEN, body: padded(4000), chunked: 100, headers: { 'content-type': 'application/json' } })).status, 200);
+		assert.equal(
+			(await call('POST', '/v1/chat', { token: TOKEN, body: padded(4000), chunked: 100, headers: { 'content-type': 'application/json' } }))
+				.status,
+			200,
+		);
 	});
 
 	test('the order of checks: auth before content type before body', async () => {
@@ -413,7 +476,10 @@ describe('hostile and malformed requests', () => {
 				socket.on('close', () => resolve(answer));
 				socket.on('error', reject);
 			});
-		for (const text of ['GARBAGE\r\n\r\n', 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n']) {
+		for (const text of [
+			'GARBAGE\r\n\r\n',
+			'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+		]) {
 			const answer = await raw(text);
 			assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
 			assert.match(answer, /\r\n\r\n\{"error":"Malformed HTTP request"\}$/);
@@ -449,10 +515,18 @@ describe('hostile and malformed requests', () => {
 
 	test('every documented success was seen', () => {
 		for (const [method, path, status] of [
-			['GET', '/healthz', 200], ['GET', '/v1/stats', 200], ['GET', '/v1/status', 200], ['GET', '/v1/testimonials', 200],
-			['POST', '/v1/chat', 200], ['POST', '/v1/feedback', 202], ['POST', '/v1/chat', 502]
+			['GET', '/healthz', 200],
+			['GET', '/v1/stats', 200],
+			['GET', '/v1/status', 200],
+			['GET', '/v1/testimonials', 200],
+			['POST', '/v1/chat', 200],
+			['POST', '/v1/feedback', 202],
+			['POST', '/v1/chat', 502],
 		] as const) {
-			assert.ok(seen.some((s) => s.method === method && s.path === path && s.status === status), `${method} ${path} ${status}`);
+			assert.ok(
+				seen.some((s) => s.method === method && s.path === path && s.status === status),
+				`${method} ${path} ${status}`,
+			);
 		}
 	});
 });

@@ -16,7 +16,7 @@ const STATUS: StatusBody = {
 	shardCount: 2,
 	guilds: 7,
 	generatedAt: '2026-11-21T00:00:42.000Z',
-	shards: []
+	shards: [],
 };
 
 let capture: CaptureServer;
@@ -47,7 +47,7 @@ function beat(options: Partial<HeartbeatOptions> = {}) {
 		firstDelayMs: 0,
 		timeoutMs: 1_000,
 		retryDelaysMs: [20, 40],
-		...options
+		...options,
 	});
 	stops.push(() => heartbeat.stop());
 	return heartbeat;

@@ -20,7 +20,7 @@ describe('clientIp', () => {
 		fc.assert(
 			fc.property(fc.oneof(fc.ipV4(), fc.ipV6()), fc.option(fc.string()), (socket, header) => {
 				assert.equal(clientIp(socket, header ?? undefined, none), normalizeIp(socket));
-			})
+			}),
 		);
 		assert.equal(clientIp('::ffff:10.1.2.3', '1.1.1.1', none), '10.1.2.3');
 	});
@@ -40,7 +40,7 @@ describe('clientIp', () => {
 		fc.assert(
 			fc.property(fc.array(fc.ipV4(), { maxLength: 5 }), fc.ipV4(), fc.ipV4(), (spoofed, real, proxy) => {
 				assert.equal(clientIp(proxy, [...spoofed, real].join(', '), one), real);
-			})
+			}),
 		);
 	});
 
@@ -88,7 +88,7 @@ describe('FixedWindowLimiter', () => {
 					if (limiter.take('k').allowed) passed.push(now);
 				}
 				for (const at of passed) assert.ok(passed.filter((t) => t >= at && t < at + 1_000).length <= 10);
-			})
+			}),
 		);
 		let now = 0;
 		const limiter = new FixedWindowLimiter(1, 1_000, () => now);
@@ -103,13 +103,13 @@ describe('FixedWindowLimiter', () => {
 		assert.deepEqual(rateLimitHeaders({ allowed: true, limit: 60, remaining: 59, resetMs: 59_001 }), {
 			'RateLimit-Limit': '60',
 			'RateLimit-Remaining': '59',
-			'RateLimit-Reset': '60'
+			'RateLimit-Reset': '60',
 		});
 		assert.deepEqual(rateLimitHeaders({ allowed: false, limit: 5, remaining: 0, resetMs: 1 }), {
 			'RateLimit-Limit': '5',
 			'RateLimit-Remaining': '0',
 			'RateLimit-Reset': '1',
-			'Retry-After': '1'
+			'Retry-After': '1',
 		});
 		const all = { allowed: true, limit: 60, remaining: 50, resetMs: 1_000 };
 		const chat = { allowed: true, limit: 20, remaining: 3, resetMs: 5_000 };
@@ -140,7 +140,7 @@ describe('requireBearer', () => {
 			fc.property(fc.stringMatching(/^\S+$/), fc.string({ minLength: 1 }), (given, token) => {
 				fc.pre(given !== token);
 				assert.equal(check(`Bearer ${given}`, token), 401);
-			})
+			}),
 		);
 	});
 });
@@ -150,7 +150,8 @@ describe('schemas', () => {
 		fc.assert(fc.property(fc.bigInt({ min: 10n ** 16n, max: 2n ** 64n - 1n }), (n) => isSnowflake(n.toString())));
 		fc.assert(fc.property(fc.bigInt({ min: 2n ** 64n, max: 10n ** 20n - 1n }), (n) => !isSnowflake(n.toString())));
 		fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 16n - 1n }), (n) => !isSnowflake(n.toString())));
-		for (const bad of ['', ' 123456789012345678', '123456789012345678 ', '+123456789012345678', '1e17', '0123456789012345678']) assert.equal(isSnowflake(bad), false, bad);
+		for (const bad of ['', ' 123456789012345678', '123456789012345678 ', '+123456789012345678', '1e17', '0123456789012345678'])
+			assert.equal(isSnowflake(bad), false, bad);
 	});
 
 	test('messages are trimmed and bounded; unknown fields are dropped', () => {
@@ -163,14 +164,27 @@ describe('schemas', () => {
 
 	test('the OpenAPI responses of a route follow from what it declares', () => {
 		assert.deepEqual(Object.keys(responsesOf({ summary: 's', responses: { 200: { description: 'ok' } } })).sort(), ['200', '429', '500']);
-		const post = responsesOf({ summary: 's', auth: true, body: ChatRequest, responses: { 200: { description: 'ok' }, 503: { description: 'No AI.' } } });
+		const post = responsesOf({
+			summary: 's',
+			auth: true,
+			body: ChatRequest,
+			responses: { 200: { description: 'ok' }, 503: { description: 'No AI.' } },
+		});
 		assert.deepEqual(Object.keys(post).sort(), ['200', '400', '401', '413', '415', '429', '500', '503']);
 		assert.match(post[503]!.description, /^No AI\. Or: .*API_TOKEN/);
 	});
 });
 
 describe('status', () => {
-	const shard = (over: Partial<ShardSnapshot> = {}): ShardSnapshot => ({ id: 0, state: 'ready', latencyMs: 40, guilds: 3, lastReady: new Date(0), resumes: 0, ...over });
+	const shard = (over: Partial<ShardSnapshot> = {}): ShardSnapshot => ({
+		id: 0,
+		state: 'ready',
+		latencyMs: 40,
+		guilds: 3,
+		lastReady: new Date(0),
+		resumes: 0,
+		...over,
+	});
 
 	test('API-only is degraded; starting until every shard was ready once; degraded when one is not ready', () => {
 		assert.equal(overallStatus(false, []), 'degraded');
@@ -192,7 +206,7 @@ describe('status', () => {
 			shardCount: 1,
 			guilds: 3,
 			generatedAt: '2026-11-21T10:01:01.900Z',
-			shards: [{ id: 0, state: 'ready', latencyMs: null, guilds: 3, lastReady: '1970-01-01T00:00:00.000Z', resumes: 0 }]
+			shards: [{ id: 0, state: 'ready', latencyMs: null, guilds: 3, lastReady: '1970-01-01T00:00:00.000Z', resumes: 0 }],
 		});
 		const apiOnly = computeStatus({ botEnabled: false, shards: [shard()], guilds: 9, version: 'v1', startedAt, now });
 		assert.equal(apiOnly.status, 'degraded');
@@ -208,12 +222,23 @@ describe('status', () => {
 		tracker.resumed(1);
 		tracker.resumed(1);
 		const client = {
-			guilds: { cache: new Map([['a', { shardId: 0 }], ['b', { shardId: 1 }], ['c', { shardId: 1 }]]) },
-			ws: { shards: new Map([[1, { id: 1, status: 0, ping: 41.6 }], [0, { id: 0, status: 6, ping: -1 }]]) }
+			guilds: {
+				cache: new Map([
+					['a', { shardId: 0 }],
+					['b', { shardId: 1 }],
+					['c', { shardId: 1 }],
+				]),
+			},
+			ws: {
+				shards: new Map([
+					[1, { id: 1, status: 0, ping: 41.6 }],
+					[0, { id: 0, status: 6, ping: -1 }],
+				]),
+			},
 		} as never;
 		assert.deepEqual(tracker.snapshot(client), [
 			{ id: 0, state: 'waitingForGuilds', latencyMs: null, guilds: 1, lastReady: null, resumes: 0 },
-			{ id: 1, state: 'ready', latencyMs: 42, guilds: 2, lastReady: at, resumes: 2 }
+			{ id: 1, state: 'ready', latencyMs: 42, guilds: 2, lastReady: at, resumes: 2 },
 		]);
 		assert.equal(shardState(8), 'resuming');
 		assert.equal(shardState(99), 'disconnected');
@@ -225,11 +250,15 @@ describe('staleWhileRevalidate', () => {
 		let now = 0;
 		let loads = 0;
 		let fail = false;
-		const get = staleWhileRevalidate(async () => {
-			loads++;
-			if (fail) throw new Error('down');
-			return loads;
-		}, 1_000, () => now);
+		const get = staleWhileRevalidate(
+			async () => {
+				loads++;
+				if (fail) throw new Error('down');
+				return loads;
+			},
+			1_000,
+			() => now,
+		);
 		assert.equal(get.peek(), undefined, 'nothing to peek at before the first load');
 		assert.equal(loads, 0, 'peeking does not load');
 		assert.deepEqual(await Promise.all([get(), get(), get()]), [1, 1, 1]);
@@ -259,7 +288,13 @@ describe('HttpMetrics', () => {
 		const reference = new Registry();
 		const labelNames = ['method', 'route', 'status'] as const;
 		const counter = new Counter({ name: 'haven_http_requests_total', help: help.requests, labelNames, registers: [reference] });
-		const histogram = new Histogram({ name: 'haven_http_request_duration_seconds', help: help.duration, labelNames, buckets, registers: [reference] });
+		const histogram = new Histogram({
+			name: 'haven_http_request_duration_seconds',
+			help: help.duration,
+			labelNames,
+			buckets,
+			registers: [reference],
+		});
 		fc.assert(
 			fc.property(
 				fc.constantFrom('GET', 'POST', 'other'),
@@ -270,8 +305,8 @@ describe('HttpMetrics', () => {
 					http.record(method, route, status, seconds);
 					counter.inc({ method, route, status });
 					histogram.observe({ method, route, status }, seconds);
-				}
-			)
+				},
+			),
 		);
 		// Counted but never timed (requests Node could not parse): in the counter only.
 		http.record('other', 'unparsed', '400');
@@ -279,10 +314,13 @@ describe('HttpMetrics', () => {
 		assert.equal(await ours.metrics(), await reference.metrics());
 		// The JSON form too, but for prom-client's exemplar slots (always empty here: exemplars are off).
 		const withoutExemplars = (metrics: Awaited<ReturnType<Registry['getMetricsAsJSON']>>) =>
-			metrics.map((metric) => ({ ...metric, values: metric.values.map((value) => {
-				const { exemplar: _, ...rest } = value as typeof value & { exemplar?: unknown };
-				return rest;
-			}) }));
+			metrics.map((metric) => ({
+				...metric,
+				values: metric.values.map((value) => {
+					const { exemplar: _, ...rest } = value as typeof value & { exemplar?: unknown };
+					return rest;
+				}),
+			}));
 		assert.deepEqual(withoutExemplars(await ours.getMetricsAsJSON()), withoutExemplars(await reference.getMetricsAsJSON()));
 	});
 

@@ -73,7 +73,10 @@ describe('the spec defaults, client = socket address', () => {
 		}
 		assertLimited(await request(url, 'GET', '/v1/stats'), 60);
 		for (const spoof of ['203.0.113.9', '198.51.100.1, 203.0.113.10', '::1', 'unknown', '127.0.0.2']) {
-			assertLimited(await request(url, 'GET', '/healthz', { headers: { 'x-forwarded-for': spoof, 'x-real-ip': spoof, forwarded: `for=${spoof}` } }), 60);
+			assertLimited(
+				await request(url, 'GET', '/healthz', { headers: { 'x-forwarded-for': spoof, 'x-real-ip': spoof, forwarded: `for=${spoof}` } }),
+				60,
+			);
 		}
 		// A preflight is not counted and still answers, so the website can read the 429s.
 		assert.equal((await request(url, 'OPTIONS', '/v1/chat')).status, 204);

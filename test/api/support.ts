@@ -60,7 +60,10 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:
  */
 export function schemaProblems(schema: Schema, value: unknown, root: Schema, at = '$'): string[] {
 	if (schema.$ref) {
-		const target = (schema.$ref as string).replace(/^#\//, '').split('/').reduce((node: any, key) => node?.[key], root);
+		const target = (schema.$ref as string)
+			.replace(/^#\//, '')
+			.split('/')
+			.reduce((node: any, key) => node?.[key], root);
 		if (!target) return [`${at}: unresolved ${schema.$ref}`];
 		return schemaProblems(target, value, root, at);
 	}
@@ -71,7 +74,9 @@ export function schemaProblems(schema: Schema, value: unknown, root: Schema, at 
 			case 'type': {
 				const types: string[] = Array.isArray(rule) ? rule : [rule];
 				const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-				const ok = types.some((type) => type === actual || (type === 'integer' && Number.isInteger(value)) || (type === 'number' && actual === 'number'));
+				const ok = types.some(
+					(type) => type === actual || (type === 'integer' && Number.isInteger(value)) || (type === 'number' && actual === 'number'),
+				);
 				if (!ok) problems.push(`${at}: expected ${types.join('|')}, got ${actual}`);
 				break;
 			}
@@ -101,7 +106,8 @@ export function schemaProblems(schema: Schema, value: unknown, root: Schema, at 
 				else if (typeof value === 'string' && !DATE_TIME.test(value)) problems.push(`${at}: not a date-time`);
 				break;
 			case 'required':
-				if (value && typeof value === 'object') for (const key of rule as string[]) if (!(key in value)) problems.push(`${at}: missing ${key}`);
+				if (value && typeof value === 'object')
+					for (const key of rule as string[]) if (!(key in value)) problems.push(`${at}: missing ${key}`);
 				break;
 			case 'properties':
 				if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -126,7 +132,12 @@ export function schemaProblems(schema: Schema, value: unknown, root: Schema, at 
 }
 
 /** The documented schema of a response, or undefined when the status is not documented for that operation. */
-export function documentedResponse(doc: any, method: string, path: string, status: number): { schema?: Schema; headers?: Record<string, unknown> } | undefined {
+export function documentedResponse(
+	doc: any,
+	method: string,
+	path: string,
+	status: number,
+): { schema?: Schema; headers?: Record<string, unknown> } | undefined {
 	const response = doc.paths?.[path]?.[method.toLowerCase()]?.responses?.[String(status)];
 	if (!response) return undefined;
 	return { schema: response.content?.['application/json']?.schema, headers: response.headers };

@@ -38,9 +38,9 @@ before(async () => {
 			OWNER_IDS: [OWNER_ID, OWNER_2, OWNER_3, OWNER_4, OWNER_5].join(','),
 			LOG_CHANNEL_ID,
 			PATCHNOTES_PATH: PATCHNOTES,
-			INTEGRATION_TOKEN: 'bot-list-token'
+			INTEGRATION_TOKEN: 'bot-list-token',
 		},
-		lateEnv: (capture) => ({ INTEGRATION_BASE_URL: `${capture.url}/botlist` })
+		lateEnv: (capture) => ({ INTEGRATION_BASE_URL: `${capture.url}/botlist` }),
 	});
 });
 
@@ -66,17 +66,38 @@ describe('startup', () => {
 
 	test('registration: global PUT of the global commands, private-guild PUT of the owner commands, hash stored', async () => {
 		const definitions = await collectDefinitions();
-		const owner = definitions.filter((d) => d.access === 'owner').map((d) => d.name).sort();
-		const global = definitions.filter((d) => d.access !== 'owner').map((d) => d.name).sort();
+		const owner = definitions
+			.filter((d) => d.access === 'owner')
+			.map((d) => d.name)
+			.sort();
+		const global = definitions
+			.filter((d) => d.access !== 'owner')
+			.map((d) => d.name)
+			.sort();
 		const registrations = world.fake.requests.filter((r) => r.path.includes('/commands'));
-		assert.deepEqual(registrations.map((r) => `${r.method} ${r.path.replace(world.fake.applicationId, 'APP').replace(world.privateGuildId, 'PRIVATE')}`), [
-			'GET /applications/APP/commands',
-			'PUT /applications/APP/commands',
-			'GET /applications/APP/guilds/PRIVATE/commands',
-			'PUT /applications/APP/guilds/PRIVATE/commands'
-		]);
-		assert.deepEqual(world.fake.registeredCommands().map((c) => c.name).sort(), global);
-		assert.deepEqual(world.fake.registeredCommands(world.privateGuildId).map((c) => c.name).sort(), owner);
+		assert.deepEqual(
+			registrations.map((r) => `${r.method} ${r.path.replace(world.fake.applicationId, 'APP').replace(world.privateGuildId, 'PRIVATE')}`),
+			[
+				'GET /applications/APP/commands',
+				'PUT /applications/APP/commands',
+				'GET /applications/APP/guilds/PRIVATE/commands',
+				'PUT /applications/APP/guilds/PRIVATE/commands',
+			],
+		);
+		assert.deepEqual(
+			world.fake
+				.registeredCommands()
+				.map((c) => c.name)
+				.sort(),
+			global,
+		);
+		assert.deepEqual(
+			world.fake
+				.registeredCommands(world.privateGuildId)
+				.map((c) => c.name)
+				.sort(),
+			owner,
+		);
 		assert.deepEqual(owner, ['changelog', 'feedback-manage']);
 		const other = world.fake.guilds.ids[1]!;
 		assert.deepEqual(world.fake.registeredCommands(other), [], 'owner commands nowhere else');
@@ -87,7 +108,9 @@ describe('startup', () => {
 	test("every folder's pieces are loaded: commands, listeners, preconditions, interaction handlers, routes, middlewares", () => {
 		const root = new URL('../../src/', import.meta.url).pathname;
 		for (const folder of ['commands', 'listeners', 'preconditions', 'interaction-handlers', 'routes', 'middlewares']) {
-			const files = (readdirSync(join(root, folder), { recursive: true, withFileTypes: true }) as { name: string; parentPath: string; isFile(): boolean }[])
+			const files = (
+				readdirSync(join(root, folder), { recursive: true, withFileTypes: true }) as { name: string; parentPath: string; isFile(): boolean }[]
+			)
 				.filter((e) => e.isFile() && e.name.endsWith('.ts'))
 				.map((e) => join(e.parentPath, e.name));
 			const store = container.stores.get(folder as 'commands');
@@ -96,10 +119,18 @@ describe('startup', () => {
 			for (const file of files) assert.ok(loaded.has(file), `${folder}: ${file.slice(root.length)} is loaded`);
 		}
 		const commands = container.stores.get('commands');
-		for (const name of ['about', 'changelog', 'feedback', 'feedback-manage', 'help', 'ping', 'stats', 'version']) assert.ok(commands.has(name), `command ${name}`);
+		for (const name of ['about', 'changelog', 'feedback', 'feedback-manage', 'help', 'ping', 'stats', 'version'])
+			assert.ok(commands.has(name), `command ${name}`);
 		const listeners = container.stores.get('listeners');
 		assert.equal(listeners.has('CoreReady'), false, "Sapphire's own registration is not loaded");
-		for (const name of ['CoreInteractionCreate', 'CorePossibleChatInputCommand', 'chatInputCommandDenied', 'chatInputCommandError', 'clientReady', 'shardResume']) {
+		for (const name of [
+			'CoreInteractionCreate',
+			'CorePossibleChatInputCommand',
+			'chatInputCommandDenied',
+			'chatInputCommandError',
+			'clientReady',
+			'shardResume',
+		]) {
 			assert.ok(listeners.has(name), `listener ${name}`);
 		}
 		const preconditions = container.stores.get('preconditions');
@@ -150,8 +181,16 @@ describe('info commands', () => {
 		const { callback } = await slash(world.fake, { name: 'stats', userId: someone() });
 		assertPrivate(callback);
 		const api = (await (await fetch(`${world.haven.url}/v1/stats`)).json()) as Record<string, number>;
-		const fields = Object.fromEntries(callback.body.data.embeds[0].fields.map((f: { name: string; value: string }) => [f.name, Number(f.value.replace(/,/g, ''))]));
-		assert.deepEqual(fields, { People: api.users, Servers: api.guilds, Conversations: api.conversations, 'Mood check-ins': api.moodCheckIns, 'Times crisis resources were shared': api.crisisEvents });
+		const fields = Object.fromEntries(
+			callback.body.data.embeds[0].fields.map((f: { name: string; value: string }) => [f.name, Number(f.value.replace(/,/g, ''))]),
+		);
+		assert.deepEqual(fields, {
+			People: api.users,
+			Servers: api.guilds,
+			Conversations: api.conversations,
+			'Mood check-ins': api.moodCheckIns,
+			'Times crisis resources were shared': api.crisisEvents,
+		});
 		assert.equal(api.guilds, 2);
 	});
 
@@ -166,7 +205,8 @@ describe('info commands', () => {
 
 	test('/help: generated from the definitions, with cooldowns; owner commands for owners only', async () => {
 		const member = textOf((await slash(world.fake, { name: 'help', userId: MEMBER_ID })).callback.body);
-		for (const name of ['ping', 'about', 'stats', 'version', 'help', 'invite', 'support', 'docs', 'source', 'privacy', 'feedback']) assert.match(member, new RegExp(`\\*\\*/${name}\\*\\*`));
+		for (const name of ['ping', 'about', 'stats', 'version', 'help', 'invite', 'support', 'docs', 'source', 'privacy', 'feedback'])
+			assert.match(member, new RegExp(`\\*\\*/${name}\\*\\*`));
 		assert.match(member, /\*\*\/stats\*\*: [^\n]*_Cooldown 10 s\._/);
 		assert.match(member, /\*\*\/ping\*\*: [^\n]*_Cooldown 5 s\._/);
 		assert.doesNotMatch(member, /feedback-manage|changelog/);
@@ -180,7 +220,11 @@ describe('info commands', () => {
 		assertPrivate(invite);
 		assert.match(invite.body.data.content, new RegExp(`client_id=${world.fake.applicationId}`));
 		assert.ok(buttonsOf(invite.body).some((b) => b.url === 'https://haven.test/invite'));
-		const expected: Record<string, string> = { support: 'https://haven.test/support', docs: 'https://haven.test/docs', source: 'https://github.com/haven-wellbeing/haven' };
+		const expected: Record<string, string> = {
+			support: 'https://haven.test/support',
+			docs: 'https://haven.test/docs',
+			source: 'https://github.com/haven-wellbeing/haven',
+		};
 		for (const [name, url] of Object.entries(expected)) {
 			const { callback } = await slash(world.fake, { name, userId: someone() });
 			assertPrivate(callback);
@@ -328,7 +372,10 @@ describe('error funnel', () => {
 		assertPrivate(callback);
 		const id = /error id `([0-9a-f]{8})`/.exec(callback.body.data.content)?.[1];
 		assert.ok(id);
-		assert.match(lines.find((l) => l.includes(id))!, new RegExp(`^component boom failed \\[error ${id}\\]: Error at `));
+		assert.match(
+			lines.find((l) => l.includes(id))!,
+			new RegExp(`^component boom failed \\[error ${id}\\]: Error at `),
+		);
 		assert.ok(lines.every((l) => !l.includes('private text')));
 	});
 
@@ -346,7 +393,13 @@ describe('feedback lifecycle', () => {
 
 	test('/feedback -> queue (not public) -> /feedback-manage approve as public -> GET /v1/testimonials -> feature -> unapprove -> delete', async () => {
 		const author = someone();
-		const sent = (await slash(world.fake, { name: 'feedback', userId: author, options: { message: '  Haven helped me through a rough week  ', public: true } })).callback;
+		const sent = (
+			await slash(world.fake, {
+				name: 'feedback',
+				userId: author,
+				options: { message: '  Haven helped me through a rough week  ', public: true },
+			})
+		).callback;
 		assertPrivate(sent);
 		assert.match(sent.body.data.content, /^Thank you\. Your feedback is in the owners' review queue\. You said it may be quoted publicly/);
 		assert.deepEqual(await testimonials(), [], 'queued feedback is not public');
@@ -369,7 +422,10 @@ describe('feedback lifecycle', () => {
 		const approved = await world.fake.sendButton({ customId: 'fbm:approve-public:1', userId: OWNER_ID, message: message(view.body) }).callback();
 		assert.match(approved.body.data.content, /^Approved #1 as public: it is now a testimonial\./);
 		const [testimonial] = await testimonials();
-		assert.deepEqual({ message: testimonial!.message, featured: testimonial!.featured }, { message: 'Haven helped me through a rough week', featured: false });
+		assert.deepEqual(
+			{ message: testimonial!.message, featured: testimonial!.featured },
+			{ message: 'Haven helped me through a rough week', featured: false },
+		);
 
 		const featured = (await slash(world.fake, { name: 'feedback-manage', subcommand: 'feature', options: { id: 1 }, userId: OWNER_2 })).callback;
 		assert.match(featured.body.data.content, /^Featured #1/);
@@ -384,7 +440,9 @@ describe('feedback lifecycle', () => {
 
 		const confirm = await world.fake.sendButton({ customId: 'fbm:delete:1', userId: OWNER_ID, message: message(unapproved.body) }).callback();
 		assert.match(confirm.body.data.content, /Delete feedback #1 for good\?/);
-		const deleted = await world.fake.sendButton({ customId: 'fbm:delete-confirm:1', userId: OWNER_ID, message: message(confirm.body) }).callback();
+		const deleted = await world.fake
+			.sendButton({ customId: 'fbm:delete-confirm:1', userId: OWNER_ID, message: message(confirm.body) })
+			.callback();
 		assert.equal(deleted.body.data.content, 'Deleted feedback #1.');
 		assert.deepEqual(deleted.body.data.components, []);
 	});
@@ -393,9 +451,14 @@ describe('feedback lifecycle', () => {
 		const em = world.haven.db.orm.em.fork();
 		const ids: number[] = [];
 		for (let i = 0; i < 7; i++) ids.push((await submitFeedback(em, { userId: MEMBER_ID, message: `Feedback number ${i}`, source: 'api' })).id);
-		const approved = (await slash(world.fake, { name: 'feedback-manage', subcommand: 'approve', options: { id: ids[0]!, featured: true }, userId: OWNER_4 })).callback;
+		const approved = (
+			await slash(world.fake, { name: 'feedback-manage', subcommand: 'approve', options: { id: ids[0]!, featured: true }, userId: OWNER_4 })
+		).callback;
 		assert.match(approved.body.data.content, /featured public testimonial/);
-		assert.deepEqual((await testimonials()).map((t) => [t.message, t.featured]), [['Feedback number 0', true]]);
+		assert.deepEqual(
+			(await testimonials()).map((t) => [t.message, t.featured]),
+			[['Feedback number 0', true]],
+		);
 
 		const page1 = (await slash(world.fake, { name: 'feedback-manage', subcommand: 'list', userId: OWNER_5 })).callback;
 		assert.match(textOf(page1.body), /Page 1 of 2 · 6 items/);
@@ -406,7 +469,9 @@ describe('feedback lifecycle', () => {
 
 		const rejected = await world.fake.sendButton({ customId: `fbm:reject:${ids[6]}`, userId: OWNER_ID, message: message(page2.body) }).callback();
 		assert.equal(rejected.body.data.content, `Rejected #${ids[6]}; it will never be shown.`);
-		const rejectedList = await world.fake.sendButton({ customId: 'fbm:list:rejected:0', userId: OWNER_ID, message: message(rejected.body) }).callback();
+		const rejectedList = await world.fake
+			.sendButton({ customId: 'fbm:list:rejected:0', userId: OWNER_ID, message: message(rejected.body) })
+			.callback();
 		assert.match(textOf(rejectedList.body), new RegExp(`\\*\\*#${ids[6]}\\*\\* · .* · rejected · via api`));
 	});
 });
@@ -448,12 +513,18 @@ describe('timed: cooldown expiry, server join/leave', { concurrency: true }, () 
 		const guild = buildGuild({ name: 'Secret <@&1> name' }, 4_242, 3, bot);
 		const sql = (q: string, p: unknown[] = []) => world.haven.db.orm.em.getConnection().execute(q, p);
 		world.fake.dispatch('GUILD_CREATE', guildCreatePayload(guild), 0);
-		const joined = await world.fake.waitForRequest((r) => r.path === `/channels/${LOG_CHANNEL_ID}/messages` && r.body?.content?.includes('Joined'), 5_000);
+		const joined = await world.fake.waitForRequest(
+			(r) => r.path === `/channels/${LOG_CHANNEL_ID}/messages` && r.body?.content?.includes('Joined'),
+			5_000,
+		);
 		assert.match(joined.body.content, new RegExp(`Joined a server \\(id ${guild.id}, 4 members\\)\\. Now in 3 servers\\.`));
 		assert.doesNotMatch(joined.body.content, /Secret/);
 		assert.deepEqual(await sql('select left_at from guilds where id = ?', [guild.id]), [{ left_at: null }]);
 		world.fake.dispatch('GUILD_DELETE', { id: guild.id }, 0);
-		const left = await world.fake.waitForRequest((r) => r.path === `/channels/${LOG_CHANNEL_ID}/messages` && r.body?.content?.includes('Left'), 5_000);
+		const left = await world.fake.waitForRequest(
+			(r) => r.path === `/channels/${LOG_CHANNEL_ID}/messages` && r.body?.content?.includes('Left'),
+			5_000,
+		);
 		assert.match(left.body.content, new RegExp(`Left a server \\(id ${guild.id}\\)\\. Now in 2 servers\\.`));
 		const [row] = await sql('select left_at from guilds where id = ?', [guild.id]);
 		assert.ok(row.left_at, 'left_at set');

@@ -11,7 +11,7 @@ import {
 	registrationHash,
 	registrationPlan,
 	toApplicationCommand,
-	type CommandDefinition
+	type CommandDefinition,
 } from '../../src/lib/discord/definitions.ts';
 import { deployCommands, describeDeploy, diffCommands } from '../../src/lib/discord/deploy.ts';
 import { respondSoon } from '../../src/lib/discord/reply.ts';
@@ -27,7 +27,7 @@ import {
 	renderHelp,
 	renderPing,
 	renderStats,
-	renderVersion
+	renderVersion,
 } from '../../src/lib/discord/info-views.ts';
 import { actionId, listId, parseFeedbackButton, renderFeedbackItem, renderFeedbackList } from '../../src/lib/feedback/views.ts';
 import { chunkLines, excerpt, formatDuration, paginate } from '../../src/lib/discord/text.ts';
@@ -39,7 +39,7 @@ const def = (overrides: Partial<CommandDefinition> = {}): CommandDefinition => (
 	description: 'Check that Haven is responding',
 	category: 'Info',
 	access: 'everyone',
-	...overrides
+	...overrides,
 });
 
 describe('command definitions', () => {
@@ -48,8 +48,19 @@ describe('command definitions', () => {
 		assert.deepEqual(definitionProblems(definitions), []);
 		const byName = new Map(definitions.map((d) => [d.name, d]));
 		const expected: Record<string, number> = {
-			ping: 5, about: 5, help: 5, invite: 5, support: 5, docs: 5, source: 5, privacy: 5,
-			stats: 10, version: 10, 'feedback-manage': 3, changelog: 3, feedback: 30
+			ping: 5,
+			about: 5,
+			help: 5,
+			invite: 5,
+			support: 5,
+			docs: 5,
+			source: 5,
+			privacy: 5,
+			stats: 10,
+			version: 10,
+			'feedback-manage': 3,
+			changelog: 3,
+			feedback: 30,
 		};
 		for (const [name, seconds] of Object.entries(expected)) {
 			assert.ok(byName.has(name), `/${name} is defined`);
@@ -61,11 +72,23 @@ describe('command definitions', () => {
 
 	test('owner commands are planned for the private guild only; bodies are explicit and sorted', () => {
 		const plan = registrationPlan([def({ name: 'zeta' }), def({ name: 'changelog', access: 'owner' }), def({ name: 'alpha' })]);
-		assert.deepEqual(plan.global.map((c) => c.name), ['alpha', 'zeta']);
-		assert.deepEqual(plan.owner.map((c) => c.name), ['changelog']);
+		assert.deepEqual(
+			plan.global.map((c) => c.name),
+			['alpha', 'zeta'],
+		);
+		assert.deepEqual(
+			plan.owner.map((c) => c.name),
+			['changelog'],
+		);
 		assert.deepEqual(toApplicationCommand(def()), {
-			name: 'ping', type: ApplicationCommandType.ChatInput, description: 'Check that Haven is responding', options: [],
-			default_member_permissions: null, contexts: [0, 1], integration_types: [0], nsfw: false
+			name: 'ping',
+			type: ApplicationCommandType.ChatInput,
+			description: 'Check that Haven is responding',
+			options: [],
+			default_member_permissions: null,
+			contexts: [0, 1],
+			integration_types: [0],
+			nsfw: false,
 		});
 		assert.equal(toApplicationCommand(def({ access: 'guildAdmin' })).default_member_permissions, '32');
 		assert.deepEqual(toApplicationCommand(def({ access: 'owner' })).contexts, [0]);
@@ -90,16 +113,28 @@ describe('command definitions', () => {
 	});
 
 	test('diff against what Discord has: created, updated, removed, unchanged (Discord extras ignored)', () => {
-		const desired = registrationPlan([def({ name: 'a' }), def({ name: 'b' }), def({ name: 'c', options: [{ type: ApplicationCommandOptionType.String, name: 'x', description: 'X', required: true }] })]).global;
+		const desired = registrationPlan([
+			def({ name: 'a' }),
+			def({ name: 'b' }),
+			def({ name: 'c', options: [{ type: ApplicationCommandOptionType.String, name: 'x', description: 'X', required: true }] }),
+		]).global;
 		const current = [
-			{ ...desired[0]!, id: '1', application_id: '9', version: '5', name_localizations: null, description_localizations: null, dm_permission: true },
+			{
+				...desired[0]!,
+				id: '1',
+				application_id: '9',
+				version: '5',
+				name_localizations: null,
+				description_localizations: null,
+				dm_permission: true,
+			},
 			{ ...desired[2]!, id: '3', options: [{ type: ApplicationCommandOptionType.String, name: 'x', description: 'Changed', required: true }] },
-			{ ...desired[1]!, name: 'old', id: '4' }
+			{ ...desired[1]!, name: 'old', id: '4' },
 		];
 		const changes = diffCommands('global', current as never, desired);
 		assert.deepEqual(changes, { scope: 'global', created: ['/b'], updated: ['/c'], removed: ['/old'], unchanged: ['/a'] });
 		assert.deepEqual(describeDeploy({ status: 'deployed', hash: 'h', warnings: [], scopes: [changes] }), [
-			'Commands global: created 1 (/b), updated 1 (/c), removed 1 (/old), unchanged 1'
+			'Commands global: created 1 (/b), updated 1 (/c), removed 1 (/old), unchanged 1',
 		]);
 	});
 });
@@ -109,10 +144,13 @@ describe('deployCommands (stub REST and database)', () => {
 		const calls: string[] = [];
 		const rest = {
 			get: async (route: string) => (calls.push(`GET ${route}`), []),
-			put: async (route: string, { body }: { body: unknown[] }) => (calls.push(`PUT ${route} ${body.length}`), body)
+			put: async (route: string, { body }: { body: unknown[] }) => (calls.push(`PUT ${route} ${body.length}`), body),
 		};
 		let stored: unknown;
-		const em = { findOne: async () => (stored ? { value: stored } : null), upsert: async (_: unknown, row: { value: unknown }) => void (stored = row.value) };
+		const em = {
+			findOne: async () => (stored ? { value: stored } : null),
+			upsert: async (_: unknown, row: { value: unknown }) => void (stored = row.value),
+		};
 		const db = { orm: { em: { fork: () => em } } };
 		const definitions = [def(), def({ name: 'changelog', access: 'owner' })];
 		const first = await deployCommands({ rest: rest as never, applicationId: '1', privateGuildId: undefined, definitions, db: db as never });
@@ -137,7 +175,7 @@ describe('respondSoon', () => {
 				interaction.deferred = true;
 			},
 			editReply: async (view: { content: string }) => void calls.push(`editReply ${view.content}`),
-			followUp: async () => void calls.push('followUp')
+			followUp: async () => void calls.push('followUp'),
 		};
 		return { interaction, calls };
 	};
@@ -150,7 +188,10 @@ describe('respondSoon', () => {
 		await respondSoon(slow.interaction as never, () => sleep(80).then(() => ({ content: 'done' })), 10);
 		assert.deepEqual(slow.calls, [`deferReply ${MessageFlags.Ephemeral}`, 'editReply done']);
 		const failing = fakeInteraction();
-		await assert.rejects(respondSoon(failing.interaction as never, () => sleep(40).then(() => Promise.reject(new Error('db down'))), 10), /db down/);
+		await assert.rejects(
+			respondSoon(failing.interaction as never, () => sleep(40).then(() => Promise.reject(new Error('db down'))), 10),
+			/db down/,
+		);
 		assert.deepEqual(failing.calls, [`deferReply ${MessageFlags.Ephemeral}`], 'deferred: the funnel will edit');
 	});
 });
@@ -160,12 +201,22 @@ describe('rendering', () => {
 		assert.equal(cooldownMessage(4_001), 'Please slow down a little: try again in 5 seconds.');
 		assert.equal(cooldownMessage(5_000), 'Please slow down a little: try again in 5 seconds.');
 		assert.equal(cooldownMessage(120), 'Please slow down a little: try again in 1 second.');
-		assert.equal(deniedMessage({ identifier: 'preconditionCooldown', message: 'x', context: { remaining: 9_200 } }), 'Please slow down a little: try again in 10 seconds.');
-		assert.equal(deniedMessage({ identifier: 'OwnerOnly', message: "This command is for Haven's owners." }), "This command is for Haven's owners.");
+		assert.equal(
+			deniedMessage({ identifier: 'preconditionCooldown', message: 'x', context: { remaining: 9_200 } }),
+			'Please slow down a little: try again in 10 seconds.',
+		);
+		assert.equal(
+			deniedMessage({ identifier: 'OwnerOnly', message: "This command is for Haven's owners." }),
+			"This command is for Haven's owners.",
+		);
 	});
 
 	test('help is generated from the definitions with cooldowns; owner commands only for owners', () => {
-		const definitions = [def(), def({ name: 'stats', description: 'Totals', cooldownSeconds: 10 }), def({ name: 'changelog', description: 'Patch notes', access: 'owner' })];
+		const definitions = [
+			def(),
+			def({ name: 'stats', description: 'Totals', cooldownSeconds: 10 }),
+			def({ name: 'changelog', description: 'Patch notes', access: 'owner' }),
+		];
 		const member = renderHelp({ definitions, isOwner: false }).embeds![0]!.description!;
 		assert.match(member, /\*\*\/ping\*\*: Check that Haven is responding\. _Cooldown 5 s\._/);
 		assert.match(member, /\*\*\/stats\*\*: Totals\. _Cooldown 10 s\._/);
@@ -181,12 +232,18 @@ describe('rendering', () => {
 		assert.equal(renderPing({ gatewayMs: -1, roundTripMs: null }).content, 'Pong! Gateway heartbeat: not measured yet. Round trip: measuring.');
 		assert.equal(renderPing({ gatewayMs: 41.6, roundTripMs: 120.2 }).content, 'Pong! Gateway heartbeat: 42 ms. Round trip: 120 ms.');
 		const stats = renderStats({ users: 1200, guilds: 3, conversations: 45, moodCheckIns: 6, crisisEvents: 7 }).embeds![0]!;
-		assert.deepEqual(stats.fields!.map((f) => f.value), ['1,200', '3', '45', '6', '7']);
+		assert.deepEqual(
+			stats.fields!.map((f) => f.value),
+			['1,200', '3', '45', '6', '7'],
+		);
 		const base = { running: 'v1.0.0', problem: null, checkedAt: '2026-11-21T00:00:00.000Z' };
 		const latest = { tag: 'v1.1.0', url: 'https://example.test/r', publishedAt: '2026-11-01T00:00:00Z' };
 		assert.match(renderVersion({ ...base, state: 'outdated', latest }).embeds![0]!.description!, /newer release is available: \[v1\.1\.0\]/);
 		assert.match(renderVersion({ ...base, state: 'current', latest: { ...latest, tag: 'v1.0.0' } }).embeds![0]!.description!, /Up to date/);
-		assert.match(renderVersion({ ...base, state: 'unknown', latest: null, problem: 'GitHub answered 500' }).embeds![0]!.description!, /GitHub answered 500/);
+		assert.match(
+			renderVersion({ ...base, state: 'unknown', latest: null, problem: 'GitHub answered 500' }).embeds![0]!.description!,
+			/GitHub answered 500/,
+		);
 	});
 
 	test('invite link carries CLIENT_ID, scopes and permissions', () => {
@@ -201,7 +258,10 @@ describe('rendering', () => {
 		assert.ok(pages.length >= 3);
 		const view = renderChangelog({ ok: true, pages, path: '/x' }, 1);
 		assert.equal(view.embeds![0]!.footer!.text, `Page 2 of ${pages.length}`);
-		assert.deepEqual(view.components![0]!.components.map((c) => ('custom_id' in c ? c.custom_id : '')), ['changelog:0', 'changelog:2']);
+		assert.deepEqual(
+			view.components![0]!.components.map((c) => ('custom_id' in c ? c.custom_id : '')),
+			['changelog:0', 'changelog:2'],
+		);
 		assert.equal(renderChangelog({ ok: true, pages, path: '/x' }, 99).embeds![0]!.footer!.text, `Page ${pages.length} of ${pages.length}`);
 		assert.match(renderChangelog({ ok: false, reason: 'unset' }, 0).content!, /PATCHNOTES_PATH/);
 		assert.match(renderChangelog({ ok: false, reason: 'missing', path: '/nope.md' }, 0).content!, /not found at `\/nope\.md`/);
@@ -210,10 +270,20 @@ describe('rendering', () => {
 	test('feedback views and button ids', () => {
 		assert.deepEqual(parseFeedbackButton(listId('approved', 2)), { kind: 'list', filter: 'approved', page: 2 });
 		assert.deepEqual(parseFeedbackButton(actionId('approve-public', 7)), { kind: 'action', action: 'approve-public', id: 7 });
-		for (const bad of ['fbm:list:bogus:1', 'fbm:explode:1', 'fbm:view:0', 'fbm:view:x', 'other:view:1']) assert.equal(parseFeedbackButton(bad), null, bad);
+		for (const bad of ['fbm:list:bogus:1', 'fbm:explode:1', 'fbm:view:0', 'fbm:view:x', 'other:view:1'])
+			assert.equal(parseFeedbackButton(bad), null, bad);
 		const item: FeedbackView = {
-			id: 7, userId: '123456789012345678', message: 'Thanks **so** much @everyone', source: 'discord', status: 'queued', consentPublic: false,
-			public: false, featured: false, reviewerId: null, reviewedAt: null, createdAt: '2026-11-21T00:00:00.000Z'
+			id: 7,
+			userId: '123456789012345678',
+			message: 'Thanks **so** much @everyone',
+			source: 'discord',
+			status: 'queued',
+			consentPublic: false,
+			public: false,
+			featured: false,
+			reviewerId: null,
+			reviewedAt: null,
+			createdAt: '2026-11-21T00:00:00.000Z',
 		};
 		const view = renderFeedbackItem(item);
 		assert.match(view.embeds![0]!.description!, /Thanks \\\*\\\*so\\\*\\\* much/);
@@ -254,7 +324,7 @@ describe('versions and the release check', () => {
 			['v2.0.0-rc.2', 'v2.0.0-rc.10', 'outdated'],
 			['v2.0.0', 'v2.0.0-rc.1', 'ahead'],
 			['25ecd57', 'v1.0.0', 'unknown'],
-			['25ecd57-dirty', 'v1.0.0', 'unknown']
+			['25ecd57-dirty', 'v1.0.0', 'unknown'],
 		];
 		for (const [running, latest, state] of cases) assert.equal(compareVersions(running, latest), state, `${running} vs ${latest}`);
 	});
@@ -265,13 +335,20 @@ describe('versions and the release check', () => {
 		after(() => capture.close());
 
 		test('GET /repos/<repo>/releases/latest with the token; cached; failures are results', async () => {
-			capture.setResponse(200, 0, { tag_name: 'v1.4.0', html_url: 'https://github.com/o/r/releases/tag/v1.4.0', published_at: '2026-11-01T00:00:00Z' });
+			capture.setResponse(200, 0, {
+				tag_name: 'v1.4.0',
+				html_url: 'https://github.com/o/r/releases/tag/v1.4.0',
+				published_at: '2026-11-01T00:00:00Z',
+			});
 			let now = 0;
 			const checker = createReleaseChecker({ running: 'v1.3.0', repo: 'o/r', apiUrl: capture.url, token: 'ghp_secret', now: () => now });
 			const first = await checker.check();
 			assert.equal(first.state, 'outdated');
 			assert.equal(first.latest!.tag, 'v1.4.0');
-			assert.equal(describeReleaseCheck(first), 'Release check: v1.3.0 is behind the latest release v1.4.0 (https://github.com/o/r/releases/tag/v1.4.0)');
+			assert.equal(
+				describeReleaseCheck(first),
+				'Release check: v1.3.0 is behind the latest release v1.4.0 (https://github.com/o/r/releases/tag/v1.4.0)',
+			);
 			assert.equal(capture.requests.length, 1);
 			assert.equal(capture.requests[0]!.path, '/repos/o/r/releases/latest');
 			assert.equal(capture.requests[0]!.headers.authorization, 'Bearer ghp_secret');
@@ -295,7 +372,14 @@ describe('versions and the release check', () => {
 			capture.setResponse(200);
 			const logs: string[] = [];
 			const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), debug: () => undefined };
-			const integration = createIntegration({ baseUrl: `${capture.url}/api/`, token: 'list-token', clientId: '42', counts: () => ({ server_count: 7, shard_count: 2 }), log, intervalMs: 100 });
+			const integration = createIntegration({
+				baseUrl: `${capture.url}/api/`,
+				token: 'list-token',
+				clientId: '42',
+				counts: () => ({ server_count: 7, shard_count: 2 }),
+				log,
+				intervalMs: 100,
+			});
 			integration.start();
 			const [first, second] = await capture.waitForRequests(2, 2_000);
 			await integration.stop();
@@ -310,7 +394,13 @@ describe('versions and the release check', () => {
 			assert.equal(capture.requests.length, count, 'no post after stop');
 
 			capture.setResponse(500);
-			const failing = createIntegration({ baseUrl: capture.url, token: 'list-token', clientId: '42', counts: () => ({ server_count: 1, shard_count: 1 }), log });
+			const failing = createIntegration({
+				baseUrl: capture.url,
+				token: 'list-token',
+				clientId: '42',
+				counts: () => ({ server_count: 1, shard_count: 1 }),
+				log,
+			});
 			assert.equal(await failing.post(), false);
 			await failing.stop();
 			assert.ok(logs.some((line) => /answered 500/.test(line)));
@@ -322,13 +412,21 @@ describe('versions and the release check', () => {
 describe('log channel', () => {
 	test('one message per interval, queued lines joined, overflow dropped and reported, nothing after stop', async () => {
 		const sent: { content: string; at: number }[] = [];
-		const channel = createLogChannel({ send: async (content) => void sent.push({ content, at: Date.now() }), log: { warn: () => undefined }, intervalMs: 200, maxQueue: 3 });
+		const channel = createLogChannel({
+			send: async (content) => void sent.push({ content, at: Date.now() }),
+			log: { warn: () => undefined },
+			intervalMs: 200,
+			maxQueue: 3,
+		});
 		channel.post('one');
 		await sleep(20);
 		for (const line of ['two', 'three', 'four', 'five', 'six']) channel.post(line);
 		assert.equal(channel.dropped, 2);
 		await channel.idle();
-		assert.deepEqual(sent.map((s) => s.content), ['one', '(2 earlier log lines dropped: too many at once)\ntwo\nthree\nfour']);
+		assert.deepEqual(
+			sent.map((s) => s.content),
+			['one', '(2 earlier log lines dropped: too many at once)\ntwo\nthree\nfour'],
+		);
 		assert.ok(sent[1]!.at - sent[0]!.at >= 190, 'rate limited');
 		channel.post('seven');
 		channel.stop();
@@ -343,7 +441,7 @@ describe('log channel', () => {
 				throw Object.assign(new Error('Missing Permissions'), { code: 50013 });
 			},
 			log: { warn: (m) => warnings.push(m) },
-			intervalMs: 10
+			intervalMs: 10,
 		});
 		channel.post('a');
 		await channel.idle();
@@ -371,7 +469,7 @@ describe('error funnel (unit)', () => {
 			options: { getSubcommand: () => null },
 			deferred: false,
 			replied: false,
-			reply: async (payload: unknown) => void replies.push(payload)
+			reply: async (payload: unknown) => void replies.push(payload),
 		};
 		const id = await funnelError(interaction as never, error, { error: (m) => lines.push(m), debug: () => undefined });
 		assert.match(id!, /^[0-9a-f]{8}$/);

@@ -34,7 +34,7 @@ async function cli(...args: string[]): Promise<{ stdout: string; stderr: string 
 	return run(process.execPath, ['src/cli/haven.ts', 'deploy-commands', ...args], {
 		env: { ...process.env, ...world.env, DATABASE_URL: cliDatabaseUrl(), LOG_LEVEL: 'error' } as NodeJS.ProcessEnv,
 		cwd: new URL('../../', import.meta.url),
-		timeout: 20_000
+		timeout: 20_000,
 	});
 }
 
@@ -47,7 +47,10 @@ describe('registration', () => {
 		world.fake.clearRequests();
 		await world.restart();
 		assert.deepEqual(commandRequests(), []);
-		assert.ok(world.fake.requests.some((r) => r.path === '/gateway/bot'), 'it did log in');
+		assert.ok(
+			world.fake.requests.some((r) => r.path === '/gateway/bot'),
+			'it did log in',
+		);
 	});
 
 	test('SERVICE_FORCE_DEPLOY: registers again; Discord reports nothing changed', async () => {
@@ -55,7 +58,11 @@ describe('registration', () => {
 		const globalIds = world.fake.registeredCommands().map((c) => c.id);
 		await world.restart({ SERVICE_FORCE_DEPLOY: 'true' });
 		assert.deepEqual(commandRequests(), ['GET global', 'PUT global', `GET guild:${world.privateGuildId}`, `PUT guild:${world.privateGuildId}`]);
-		assert.deepEqual(world.fake.registeredCommands().map((c) => c.id), globalIds, 'same commands, same ids');
+		assert.deepEqual(
+			world.fake.registeredCommands().map((c) => c.id),
+			globalIds,
+			'same commands, same ids',
+		);
 	});
 
 	test('haven deploy-commands: skipped when unchanged (Discord is not even asked), --force registers and prints the changes per scope', async () => {
@@ -72,9 +79,13 @@ describe('registration', () => {
 		const unchanged = world.fake.registeredCommands().length - 1; // every global command but the restored /ping
 		assert.deepEqual(forced.stdout.trim().split('\n'), [
 			`Commands global: created 1 (/ping), updated 0, removed 1 (/stray), unchanged ${unchanged}`,
-			`Commands guild ${world.privateGuildId}: created 0, updated 0, removed 0, unchanged 2`
+			`Commands guild ${world.privateGuildId}: created 0, updated 0, removed 0, unchanged 2`,
 		]);
-		assert.deepEqual(commandRequests(), ['GET global', 'PUT global', `GET guild:${world.privateGuildId}`, `PUT guild:${world.privateGuildId}`], 'from --force only');
+		assert.deepEqual(
+			commandRequests(),
+			['GET global', 'PUT global', `GET guild:${world.privateGuildId}`, `PUT guild:${world.privateGuildId}`],
+			'from --force only',
+		);
 		assert.ok(world.fake.registeredCommands().some((c) => c.name === 'ping'));
 		assert.ok(!world.fake.registeredCommands().some((c) => c.name === 'stray'));
 	});
@@ -84,9 +95,22 @@ describe('registration', () => {
 		const newGuild = world.fake.guilds.ids[1]!;
 		world.fake.clearRequests();
 		await world.restart({ PRIVATE_GUILD_ID: newGuild });
-		assert.deepEqual(commandRequests(), ['GET global', 'PUT global', `GET guild:${newGuild}`, `PUT guild:${newGuild}`, `GET guild:${oldGuild}`, `PUT guild:${oldGuild}`]);
+		assert.deepEqual(commandRequests(), [
+			'GET global',
+			'PUT global',
+			`GET guild:${newGuild}`,
+			`PUT guild:${newGuild}`,
+			`GET guild:${oldGuild}`,
+			`PUT guild:${oldGuild}`,
+		]);
 		assert.deepEqual(world.fake.registeredCommands(oldGuild), []);
-		assert.deepEqual(world.fake.registeredCommands(newGuild).map((c) => c.name).sort(), ['changelog', 'feedback-manage']);
+		assert.deepEqual(
+			world.fake
+				.registeredCommands(newGuild)
+				.map((c) => c.name)
+				.sort(),
+			['changelog', 'feedback-manage'],
+		);
 		const stored = await world.haven.db.orm.em.fork().findOne(AppState, { key: COMMANDS_HASH_KEY });
 		assert.equal((stored!.value as { privateGuildId: string }).privateGuildId, newGuild);
 	});

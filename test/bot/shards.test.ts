@@ -48,13 +48,16 @@ describe('shards and /v1/status', () => {
 		assert.equal(ready.shardCount, 2);
 		assert.equal(ready.guilds, 4);
 		const expected = [0, 1].map((id) => world.fake.guilds.ids.filter((guild) => shardOf(guild, 2) === id).length);
-		assert.ok(expected.every((n) => n > 0), 'guilds are spread over both shards');
+		assert.ok(
+			expected.every((n) => n > 0),
+			'guilds are spread over both shards',
+		);
 		assert.deepEqual(
 			ready.shards.map((s) => [s.id, s.state, s.guilds, s.resumes]),
 			[
 				[0, 'ready', expected[0], 0],
-				[1, 'ready', expected[1], 0]
-			]
+				[1, 'ready', expected[1], 0],
+			],
 		);
 		for (const shard of ready.shards) {
 			assert.ok(shard.latencyMs! >= 0);
@@ -81,12 +84,18 @@ describe('shards and /v1/status', () => {
 		const deadline = Date.now() + 5_000;
 		while (!logLines().some((line) => line.startsWith('Shard 1 resumed')) && Date.now() < deadline) await sleep(50);
 		assert.ok(logLines().includes('Shard 1 lost its gateway connection; reconnecting.'), logLines().join('\n'));
-		assert.ok(logLines().some((line) => /^Shard 1 resumed \(\d+ missed events? replayed\)\.$/.test(line)), logLines().join('\n'));
+		assert.ok(
+			logLines().some((line) => /^Shard 1 resumed \(\d+ missed events? replayed\)\.$/.test(line)),
+			logLines().join('\n'),
+		);
 	});
 
 	test('a dropped connection resumes at once: resumes counted per shard', async () => {
 		world.fake.dropConnection(0);
 		const back = await until((s) => s.status === 'ok' && s.shards[0]!.resumes === 1, 'shard 0 resumed');
-		assert.deepEqual(back.shards.map((s) => s.resumes), [1, 1]);
+		assert.deepEqual(
+			back.shards.map((s) => s.resumes),
+			[1, 1],
+		);
 	});
 });

@@ -4,7 +4,14 @@ import { container } from '@sapphire/framework';
 import { Events, type Client } from 'discord.js';
 import { startCaptureServer, type CaptureServer } from '../support/capture-server.ts';
 import { dropDatabase, testEnv } from '../support/env.ts';
-import { snowflakeAt, startFakeDiscord, type FakeDiscord, type FakeDiscordOptions, type RecordedRequest, type SlashCommandInput } from '../support/fake-discord.ts';
+import {
+	snowflakeAt,
+	startFakeDiscord,
+	type FakeDiscord,
+	type FakeDiscordOptions,
+	type RecordedRequest,
+	type SlashCommandInput,
+} from '../support/fake-discord.ts';
 import { startTestHaven, type TestHaven } from '../support/haven.ts';
 
 /** People of the test world: an owner (in OWNER_IDS), a plain member, an admin (Manage Server through a role). */
@@ -42,24 +49,28 @@ export function worldGuilds(extra = 1): FakeDiscordOptions['guilds'] {
 		{
 			name: 'Haven HQ',
 			members: [OWNER_ID, MEMBER_ID, { id: ADMIN_ID, roles: ['Moderator'] }],
-			channels: [
-				{ name: 'general' },
-				{ id: LOG_CHANNEL_ID, name: 'haven-log' }
-			]
+			channels: [{ name: 'general' }, { id: LOG_CHANNEL_ID, name: 'haven-log' }],
 		},
-		...Array.from({ length: extra }, (_, i) => ({ name: `Guild ${i + 2}` }))
+		...Array.from({ length: extra }, (_, i) => ({ name: `Guild ${i + 2}` })),
 	];
 }
 
 export async function waitReady(client: Client): Promise<void> {
 	if (!client.isReady()) await once(client, Events.ClientReady, { signal: AbortSignal.timeout(10_000) });
 	// The bot's own ready work (startup line, integration, server table) runs in a listener: let it finish.
-	await Promise.race([container.bot!.readied, new Promise((_, reject) => setTimeout(() => reject(new Error('bot ready work timed out')), 10_000).unref())]);
+	await Promise.race([
+		container.bot!.readied,
+		new Promise((_, reject) => setTimeout(() => reject(new Error('bot ready work timed out')), 10_000).unref()),
+	]);
 }
 
 export async function startBotWorld(options: WorldOptions = {}): Promise<BotWorld> {
 	const capture = await startCaptureServer();
-	capture.setResponse(200, 0, { tag_name: VERSION, html_url: 'https://github.com/haven-wellbeing/haven/releases/tag/v0.3.0', published_at: '2026-11-01T10:00:00Z' });
+	capture.setResponse(200, 0, {
+		tag_name: VERSION,
+		html_url: 'https://github.com/haven-wellbeing/haven/releases/tag/v0.3.0',
+		published_at: '2026-11-01T10:00:00Z',
+	});
 	const fake = await startFakeDiscord({ guilds: worldGuilds(), ...options.fake });
 	const privateGuildId = fake.guilds.ids[0]!;
 	const env = testEnv({
@@ -74,7 +85,7 @@ export async function startBotWorld(options: WorldOptions = {}): Promise<BotWorl
 		WEBSITE_URL: 'https://haven.test',
 		SOURCE_URL: 'https://github.com/haven-wellbeing/haven',
 		...options.env,
-		...options.lateEnv?.(capture)
+		...options.lateEnv?.(capture),
 	});
 	// As root, the embedded PostgreSQL runs as `postgres`, and mkdtemp makes the folder 0700.
 	if (env.DATA_DIR) chmodSync(env.DATA_DIR, 0o711);
@@ -103,13 +114,17 @@ export async function startBotWorld(options: WorldOptions = {}): Promise<BotWorl
 			await capture.close();
 			await dropDatabase(env.DATABASE_URL);
 			if (env.DATA_DIR) rmSync(env.DATA_DIR, { recursive: true, force: true });
-		}
+		},
 	};
 	return world;
 }
 
 /** Send a slash command and wait for its callback (the first answer). */
-export async function slash(fake: FakeDiscord, input: SlashCommandInput, timeoutMs = 3_000): Promise<{ callback: RecordedRequest; ix: ReturnType<FakeDiscord['sendSlashCommand']> }> {
+export async function slash(
+	fake: FakeDiscord,
+	input: SlashCommandInput,
+	timeoutMs = 3_000,
+): Promise<{ callback: RecordedRequest; ix: ReturnType<FakeDiscord['sendSlashCommand']> }> {
 	const ix = fake.sendSlashCommand(input);
 	const callback = await ix.callback(timeoutMs);
 	return { callback, ix };

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { createAi } from '../../src/lib/ai/index.ts';
 import { companionTurn, type CompanionDeps } from '../../src/lib/companion/companion.ts';
 import { parseConfig } from '../../src/lib/core/config.ts';
@@ -15,14 +15,19 @@ let db: Database;
 let openai: FakeOpenAi;
 let deps: CompanionDeps;
 const person = { userId: '123456789012345678', channelId: '223456789012345678', guildId: null };
-const lastMessages = () => (openai.requests.at(-1)!.body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role !== 'system');
+const lastMessages = () =>
+	(openai.requests.at(-1)!.body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role !== 'system');
 
 before(async () => {
 	db = await openDatabase(parseConfig(env), { info: () => undefined, warn: () => undefined });
 	await migrate(db.orm);
 	openai = await startFakeOpenAi();
 	openai.reply = (body) => `reply ${(body as { messages: unknown[] }).messages.length}`;
-	deps = { ai: createAi({ apiKey: 'k', baseURL: openai.url, model: 'm', timeoutMs: 2000 }), identifierSalt: 's', memory: { em: () => db.orm.em.fork() } };
+	deps = {
+		ai: createAi({ apiKey: 'k', baseURL: openai.url, model: 'm', timeoutMs: 2000 }),
+		identifierSalt: 's',
+		memory: { em: () => db.orm.em.fork() },
+	};
 });
 
 after(async () => {
@@ -32,25 +37,25 @@ after(async () => {
 });
 
 describe('companion memory', () => {
-	it('sends the recent turns of this person in this channel before the new message', async () => {
+	test('sends the recent turns of this person in this channel before the new message', async () => {
 		await companionTurn({ ...person, text: 'I had a long day' }, deps);
 		await companionTurn({ ...person, text: 'work was a lot' }, deps);
 		assert.deepEqual(lastMessages(), [
 			{ role: 'user', content: 'I had a long day' },
 			{ role: 'assistant', content: 'reply 2' },
-			{ role: 'user', content: 'work was a lot' }
+			{ role: 'user', content: 'work was a lot' },
 		]);
 		await companionTurn({ ...person, channelId: '323456789012345678', text: 'hello elsewhere' }, deps);
 		assert.deepEqual(lastMessages(), [{ role: 'user', content: 'hello elsewhere' }], 'another channel starts fresh');
 	});
 
-	it('stores memory encrypted', async () => {
+	test('stores memory encrypted', async () => {
 		const rows = await db.orm.em.getConnection().execute<{ content: string }[]>('select content from memory_turns');
 		assert.ok(rows.length >= 4);
 		assert.ok(rows.every((row) => row.content.startsWith('hv1:') && !row.content.includes('long day')));
 	});
 
-	it('neither reads nor keeps memory on the careful (crisis) path', async () => {
+	test('neither reads nor keeps memory on the careful (crisis) path', async () => {
 		const before = await db.orm.em.getConnection().execute<{ n: string }[]>('select count(*) as n from memory_turns');
 		await companionTurn({ ...person, text: 'I feel like giving up', careful: true }, deps);
 		assert.deepEqual(lastMessages(), [{ role: 'user', content: 'I feel like giving up' }]);
@@ -58,28 +63,32 @@ describe('companion memory', () => {
 		assert.equal(afterwards[0]!.n, before[0]!.n);
 	});
 
-	it('forgets and stops remembering when the person turns memory off', async () => {
+	test('forgets and stops remembering when the person turns memory off', async () => {
 		await setMemoryEnabled(db.orm.em.fork(), person.userId, false);
 		await companionTurn({ ...person, text: 'new thought' }, deps);
 		assert.deepEqual(lastMessages(), [{ role: 'user', content: 'new thought' }]);
-		const rows = await db.orm.em.getConnection().execute<{ n: string }[]>('select count(*) as n from memory_turns where user_id = ?', [person.userId]);
+		const rows = await db.orm.em
+			.getConnection()
+			.execute<{ n: string }[]>('select count(*) as n from memory_turns where user_id = ?', [person.userId]);
 		assert.equal(Number(rows[0]!.n), 0);
 	});
 
-	it('still answers with a fallback when the AI fails, remembering nothing', async () => {
+	test('still answers with a fallback when the AI fails, remembering nothing', async () => {
 		await setMemoryEnabled(db.orm.em.fork(), person.userId, true);
 		openai.mode = 'fail';
 		const turn = await companionTurn({ ...person, text: 'are you there' }, deps);
 		openai.mode = 'answer';
 		assert.equal(turn.fromAi, false);
 		assert.ok(turn.reply.length > 0);
-		const rows = await db.orm.em.getConnection().execute<{ n: string }[]>('select count(*) as n from memory_turns where user_id = ?', [person.userId]);
+		const rows = await db.orm.em
+			.getConnection()
+			.execute<{ n: string }[]>('select count(*) as n from memory_turns where user_id = ?', [person.userId]);
 		assert.equal(Number(rows[0]!.n), 0);
 	});
 });
 
 describe('companion fairness', () => {
-	it('answers one message per person at a time; others are not held up', async () => {
+	test('answers one message per person at a time; others are not held up', async () => {
 		openai.mode = 'stall';
 		openai.stallMs = 300;
 		const first = companionTurn({ ...person, text: 'first message' }, deps);
@@ -91,7 +100,10 @@ describe('companion fairness', () => {
 		await Promise.all([first, someoneElse]);
 		const asked = openai.requests.map((request) => JSON.stringify(request.body));
 		assert.ok(!asked.some((body) => body.includes('second message right away')), 'the second message made no AI call');
-		assert.ok(asked.some((body) => body.includes('"hello"')), 'another person was answered meanwhile');
+		assert.ok(
+			asked.some((body) => body.includes('"hello"')),
+			'another person was answered meanwhile',
+		);
 		const third = await companionTurn({ ...person, text: 'after the first was answered' }, deps);
 		assert.equal(third.fromAi, true);
 	});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, test } from 'node:test';
 import { ConfigError, configWarnings, DEFAULT_SALT, parseConfig, readEnvironment } from '../../src/lib/core/config.ts';
 
 const HEX_KEY = '0123456789abcdef'.repeat(4);
@@ -18,7 +18,7 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('configuration', () => {
-	it('runs with nothing set: API-only, embedded database, spec defaults', () => {
+	test('runs with nothing set: API-only, embedded database, spec defaults', () => {
 		const config = parseConfig({});
 		assert.equal(config.discord.enabled, false);
 		assert.equal(config.database.url, undefined);
@@ -30,14 +30,14 @@ describe('configuration', () => {
 		assert.equal(config.api.trustProxy, false);
 	});
 
-	it('derives the URL defaults from WEBSITE_URL and the repository from SOURCE_URL', () => {
+	test('derives the URL defaults from WEBSITE_URL and the repository from SOURCE_URL', () => {
 		const config = parseConfig({ WEBSITE_URL: 'https://haven.test/', SOURCE_URL: 'https://github.com/acme/haven-fork.git' });
 		assert.deepEqual(config.urls, {
 			website: 'https://haven.test',
 			docs: 'https://haven.test/docs',
 			support: 'https://haven.test/support',
 			invite: 'https://haven.test/invite',
-			source: 'https://github.com/acme/haven-fork.git'
+			source: 'https://github.com/acme/haven-fork.git',
 		});
 		assert.equal(config.status.url, 'https://haven.test/api/status');
 		assert.equal(config.github.repo, 'acme/haven-fork');
@@ -47,19 +47,19 @@ describe('configuration', () => {
 		assert.equal(explicit.github.repo, 'a/b');
 	});
 
-	it('turns the bot on only with both TOKEN and CLIENT_ID', () => {
+	test('turns the bot on only with both TOKEN and CLIENT_ID', () => {
 		assert.equal(parseConfig({ TOKEN: 't' }).discord.enabled, false);
 		assert.equal(parseConfig({ TOKEN: 't', CLIENT_ID: '123456789012345678' }).discord.enabled, true);
 	});
 
-	it('accepts a 32-byte key as hex, base64 or a 32-byte string', () => {
+	test('accepts a 32-byte key as hex, base64 or a 32-byte string', () => {
 		const fromHex = parseConfig({ ENCRYPTION_KEY: HEX_KEY }).encryption.key!;
 		assert.equal(fromHex.length, 32);
 		assert.deepEqual(parseConfig({ ENCRYPTION_KEY: fromHex.toString('base64') }).encryption.key, fromHex);
 		assert.equal(parseConfig({ ENCRYPTION_KEY: 'x'.repeat(32) }).encryption.key!.length, 32);
 	});
 
-	it('lists every bad variable in one readable message, without echoing values', () => {
+	test('lists every bad variable in one readable message, without echoing values', () => {
 		const secretKey = 'hunter2-secret-key';
 		const problems = problemsOf({
 			ENCRYPTION_KEY: secretKey,
@@ -69,7 +69,7 @@ describe('configuration', () => {
 			DATABASE_URL: 'mysql://user:pw@host/db',
 			WEBSITE_URL: 'not a url',
 			TRUST_PROXY: 'sometimes',
-			CLIENT_ID: '42'
+			CLIENT_ID: '42',
 		});
 		assert.deepEqual(problems, [
 			'CLIENT_ID must be a Discord ID (17 to 20 digits)',
@@ -79,33 +79,33 @@ describe('configuration', () => {
 			'PORT must be a whole number from 0 to 65535',
 			'TRUST_PROXY must be off, a number of proxy hops, or a comma-separated list of proxy IP addresses',
 			'LOG_LEVEL must be one of debug, info, warn, error',
-			'WEBSITE_URL must be an http(s) URL'
+			'WEBSITE_URL must be an http(s) URL',
 		]);
 		const message = new ConfigError(problems).message;
 		assert.match(message, /^Invalid configuration:\n {2}- /);
 		assert.doesNotMatch(message, /hunter2|user:pw/);
 	});
 
-	it('refuses empty or repeated salts', () => {
+	test('refuses empty or repeated salts', () => {
 		assert.deepEqual(problemsOf({ ENCRYPTION_SALT_LIST: 'a,,b' }), ['ENCRYPTION_SALT_LIST must not contain empty salts']);
 		assert.deepEqual(problemsOf({ ENCRYPTION_SALT_LIST: 'a,b,a' }), ['ENCRYPTION_SALT_LIST must not repeat a salt']);
 		assert.deepEqual(parseConfig({ ENCRYPTION_SALT_LIST: ' new , old ' }).encryption.salts, ['new', 'old']);
 	});
 
-	it('parses TRUST_PROXY as off, hop count or proxy addresses', () => {
+	test('parses TRUST_PROXY as off, hop count or proxy addresses', () => {
 		assert.equal(parseConfig({ TRUST_PROXY: 'false' }).api.trustProxy, false);
 		assert.deepEqual(parseConfig({ TRUST_PROXY: '2' }).api.trustProxy, { hops: 2 });
 		assert.deepEqual(parseConfig({ TRUST_PROXY: '10.0.0.1, ::1' }).api.trustProxy, { addresses: ['10.0.0.1', '::1'] });
 	});
 
-	it('treats SERVICE_MIGRATE_ONLY and SERVICE_FORCE_DEPLOY as set unless empty or false', () => {
+	test('treats SERVICE_MIGRATE_ONLY and SERVICE_FORCE_DEPLOY as set unless empty or false', () => {
 		assert.equal(parseConfig({ SERVICE_MIGRATE_ONLY: '1' }).database.migrateOnly, true);
 		assert.equal(parseConfig({ SERVICE_MIGRATE_ONLY: 'false' }).database.migrateOnly, false);
 		assert.equal(parseConfig({ SERVICE_FORCE_DEPLOY: 'yes' }).discord.forceDeploy, true);
 		assert.equal(parseConfig({}).discord.forceDeploy, false);
 	});
 
-	it('reads .env under the process environment, which wins', () => {
+	test('reads .env under the process environment, which wins', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'haven-env-'));
 		const file = join(dir, '.env');
 		writeFileSync(file, 'PORT=1234\nLOG_LEVEL=debug\n# comment\nAPI_TOKEN="quoted token"\n');
@@ -116,12 +116,12 @@ describe('configuration', () => {
 		assert.equal(config.api.token, 'quoted token');
 	});
 
-	it('warns loudly about a missing key in production, and names each reduced mode', () => {
+	test('warns loudly about a missing key in production, and names each reduced mode', () => {
 		const production = configWarnings(parseConfig({ NODE_ENV: 'production' }));
 		assert.ok(production.some((warning) => warning.includes('ENCRYPTION_KEY is not set in production')));
 		assert.ok(production.some((warning) => warning.includes('running the HTTP API only')));
 		const complete = configWarnings(
-			parseConfig({ ENCRYPTION_KEY: HEX_KEY, TOKEN: 't', CLIENT_ID: '123456789012345678', OPENAI_API_KEY: 'k', API_TOKEN: 'a' })
+			parseConfig({ ENCRYPTION_KEY: HEX_KEY, TOKEN: 't', CLIENT_ID: '123456789012345678', OPENAI_API_KEY: 'k', API_TOKEN: 'a' }),
 		);
 		assert.deepEqual(complete, []);
 	});

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { parseConfig } from '../../src/lib/core/config.ts';
 import { Feedback, migrate, openDatabase } from '../../src/lib/db/index.ts';
 
@@ -22,7 +22,7 @@ interface Running {
 function haven(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
 	const child = spawn(process.execPath, [CLI, ...args], {
 		env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env },
-		stdio: ['ignore', 'pipe', 'pipe']
+		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	children.add(child);
 	let text = '';
@@ -54,7 +54,7 @@ after(() => {
 });
 
 describe('haven serve', () => {
-	it('starts API-only on the embedded database, answers /healthz by IP, and stops cleanly on SIGTERM', async () => {
+	test('starts API-only on the embedded database, answers /healthz by IP, and stops cleanly on SIGTERM', async () => {
 		const running = await serve(embedded());
 		const response = await fetch(`${running.url}/healthz`);
 		assert.equal(response.status, 200);
@@ -70,7 +70,7 @@ describe('haven serve', () => {
 		await assert.rejects(fetch(`${running.url}/healthz`), 'no longer accepting');
 	});
 
-	it('does not wait for idle keep-alive connections on SIGINT', async () => {
+	test('does not wait for idle keep-alive connections on SIGINT', async () => {
 		const running = await serve(embedded());
 		// Hold a keep-alive connection open: shutdown must not wait for it.
 		await fetch(`${running.url}/healthz`, { keepalive: true });
@@ -80,7 +80,7 @@ describe('haven serve', () => {
 		assert.ok(Date.now() - stoppedAt < 5000);
 	});
 
-	it('keeps data across restarts and recovers an embedded server orphaned by kill -9', async () => {
+	test('keeps data across restarts and recovers an embedded server orphaned by kill -9', async () => {
 		const env = embedded();
 		const first = await serve(env);
 		first.child.kill('SIGKILL');
@@ -107,10 +107,13 @@ describe('haven serve', () => {
 		const reopened = await openDatabase(config, quiet);
 		const rows = await reopened.orm.em.fork().find(Feedback, {});
 		await reopened.close();
-		assert.deepEqual(rows.map((row) => row.message), ['still here after a restart']);
+		assert.deepEqual(
+			rows.map((row) => row.message),
+			['still here after a restart'],
+		);
 	});
 
-	it('starts from a checkout inside a private folder (e.g. /root) and keeps its data there across restarts', async () => {
+	test('starts from a checkout inside a private folder (e.g. /root) and keeps its data there across restarts', async () => {
 		const privateFolder = mkdtempSync(join(tmpdir(), 'haven-private-')); // mode 0700, like /root
 		const env = { DATA_DIR: join(privateFolder, 'data') };
 		const first = await serve(env);
@@ -125,7 +128,7 @@ describe('haven serve', () => {
 		if (moved) rmSync(moved, { recursive: true, force: true });
 	});
 
-	it('refuses a second Haven on the same DATA_DIR while the first runs', async () => {
+	test('refuses a second Haven on the same DATA_DIR while the first runs', async () => {
 		const env = embedded();
 		const first = await serve(env);
 		const second = haven(['serve'], env);
@@ -136,7 +139,7 @@ describe('haven serve', () => {
 		assert.equal(await first.exited, 0);
 	});
 
-	it('with SERVICE_MIGRATE_ONLY runs the migrations and exits 0 without serving', async () => {
+	test('with SERVICE_MIGRATE_ONLY runs the migrations and exits 0 without serving', async () => {
 		const run = haven(['serve'], { ...embedded(), SERVICE_MIGRATE_ONLY: '1' });
 		assert.equal(await run.exited, 0);
 		assert.match(run.output(), /Applied migrations: Migration20261121000000Initial/);
@@ -144,7 +147,7 @@ describe('haven serve', () => {
 		assert.doesNotMatch(run.output(), /HTTP API on port/);
 	});
 
-	it('stops before starting anything on invalid configuration, listing every problem', async () => {
+	test('stops before starting anything on invalid configuration, listing every problem', async () => {
 		const run = haven(['serve'], { ...embedded(), ENCRYPTION_KEY: 'way-too-short-secret', PORT: 'ninety', API_TOKEN: 'tok' });
 		assert.equal(await run.exited, 1);
 		assert.equal(
@@ -152,12 +155,12 @@ describe('haven serve', () => {
 			[
 				'Invalid configuration:',
 				'  - ENCRYPTION_KEY must be 32 bytes (64 hex characters, base64 of 32 bytes, or a 32-byte string): got 20',
-				'  - PORT must be a whole number from 0 to 65535'
-			].join('\n')
+				'  - PORT must be a whole number from 0 to 65535',
+			].join('\n'),
 		);
 	});
 
-	it('prints help for every command and one clear line for a usage error', async () => {
+	test('prints help for every command and one clear line for a usage error', async () => {
 		for (const command of [[], ['serve'], ['migrate'], ['rotate-salt']]) {
 			const run = haven([...command, '--help'], embedded());
 			assert.equal(await run.exited, 0);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { describe, it } from 'node:test';
+import { describe, test } from 'node:test';
 import { screenLine } from '../../src/cli/commands/screen.ts';
 
 const program = `
@@ -12,12 +12,16 @@ await program.parseAsync(process.argv.slice(1), { from: 'user' });
 `;
 
 function run(args: string[], input = ''): { stdout: string; stderr: string; status: number | null } {
-	const result = spawnSync(process.execPath, ['--input-type=module', '-e', program, '--', 'screen', ...args], { input, encoding: 'utf8', timeout: 30_000 });
+	const result = spawnSync(process.execPath, ['--input-type=module', '-e', program, '--', 'screen', ...args], {
+		input,
+		encoding: 'utf8',
+		timeout: 30_000,
+	});
 	return { stdout: result.stdout, stderr: result.stderr, status: result.status };
 }
 
 describe('haven screen', () => {
-	it('screens its arguments without echoing them', () => {
+	test('screens its arguments without echoing them', () => {
 		const { stdout, status } = run(['i', 'want', 'to', 'kill', 'myself']);
 		assert.equal(status, 0);
 		const lines = stdout.trim().split('\n');
@@ -31,15 +35,21 @@ describe('haven screen', () => {
 		assert.ok(!stdout.includes('kill myself'));
 	});
 
-	it('screens each line of standard input, one JSON object per line', () => {
+	test('screens each line of standard input, one JSON object per line', () => {
 		const { stdout, status } = run([], 'i want to die tonight\nhello there\n\nmy friend wants to kill herself\n');
 		assert.equal(status, 0);
-		const out = stdout.trim().split('\n').map((l) => JSON.parse(l));
-		assert.deepEqual(out.map((o) => o.level), ['imminent', 'none', 'none', 'concern']);
+		const out = stdout
+			.trim()
+			.split('\n')
+			.map((l) => JSON.parse(l));
+		assert.deepEqual(
+			out.map((o) => o.level),
+			['imminent', 'none', 'none', 'concern'],
+		);
 		assert.equal(out[3].thirdParty, true);
 	});
 
-	it('adds the reply for a country on request', () => {
+	test('adds the reply for a country on request', () => {
 		const line = JSON.parse(screenLine('i want to die', { reply: true, country: 'GB' }));
 		assert.match(line.reply, /116 123/);
 		const { stderr } = run(['--reply', '--country', 'ZZ', 'hello']);

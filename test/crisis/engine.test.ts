@@ -1,14 +1,20 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, test } from 'node:test';
 import { compileLexicons, findMatches, prepare } from '../../src/lib/crisis/engine.ts';
 
-const lexicon = (signals: unknown[], extra: Record<string, unknown> = {}) => ({ lang: 'xx', classes: { ME: ['myself', 'my self'] }, signals, ...extra });
-const ids = (c: ReturnType<typeof compileLexicons>, text: string) => findMatches(c, prepare(c, text)).map((m) => `${m.phrase.id}@${m.start}-${m.end}`);
+const lexicon = (signals: unknown[], extra: Record<string, unknown> = {}) => ({
+	lang: 'xx',
+	classes: { ME: ['myself', 'my self'] },
+	signals,
+	...extra,
+});
+const ids = (c: ReturnType<typeof compileLexicons>, text: string) =>
+	findMatches(c, prepare(c, text)).map((m) => `${m.phrase.id}@${m.start}-${m.end}`);
 const withGaps = (c: ReturnType<typeof compileLexicons>, text: string) =>
 	findMatches(c, prepare(c, text)).map((m) => `${m.phrase.id}@${m.start}-${m.end}[${m.gaps.join(',')}]`);
 
 describe('the phrase engine', () => {
-	it('matches words, alternatives, classes, optional words, gaps and prefixes', () => {
+	test('matches words, alternatives, classes, optional words, gaps and prefixes', () => {
 		const c = compileLexicons([
 			lexicon([
 				{ id: 'a', cat: 'suicidal_ideation', level: 'high', p: ['hurt @ME', 'end/finish it (all|now)?', 'want ~2 gone', 'think* about it'] },
@@ -24,7 +30,7 @@ describe('the phrase engine', () => {
 		assert.deepEqual(ids(c, 'want to. be gone'), [], 'gaps stay inside a sentence');
 	});
 
-	it('"^word" matches the word only first in its clause', () => {
+	test('"^word" matches the word only first in its clause', () => {
 		const c = compileLexicons([lexicon([{ id: 'w', cat: 'suicidal_ideation', level: 'high', p: ['^will take them'] }])]);
 		assert.deepEqual(ids(c, 'have the pills, will take them'), ['xx.w@3-6']);
 		assert.deepEqual(ids(c, 'will take them'), ['xx.w@0-3']);
@@ -32,7 +38,7 @@ describe('the phrase engine', () => {
 		assert.throws(() => compileLexicons([lexicon([{ id: 'w', cat: 'distress', level: 'concern', p: ['^abc* x'] }])]), /"\^" and "\*"/);
 	});
 
-	it('finds the first match in lexicon order: options in order, a class of classes as its options in order', () => {
+	test('finds the first match in lexicon order: options in order, a class of classes as its options in order', () => {
 		const c = compileLexicons([
 			lexicon([{ id: 'f', cat: 'distress', level: 'concern', p: ['(go|go on) ~1 home', '@OUTER ~1 x'] }], {
 				classes: { ME: ['myself'], INNER: ['a', 'a b'], OUTER: ['@INNER', 'c'] },
@@ -44,12 +50,12 @@ describe('the phrase engine', () => {
 		assert.deepEqual(withGaps(c, 'c x'), ['xx.f@0-2[]']);
 	});
 
-	it('a failure remembered from one start does not hide a match from the next', () => {
+	test('a failure remembered from one start does not hide a match from the next', () => {
 		const c = compileLexicons([lexicon([{ id: 'f', cat: 'distress', level: 'concern', p: ['x ~1 y'] }])]);
 		assert.deepEqual(withGaps(c, 'x x x y'), ['xx.f@1-4[2]', 'xx.f@2-4[]']);
 	});
 
-	it('"~~" reaches into the next sentence only; a phrase needs all its words in its sentence', () => {
+	test('"~~" reaches into the next sentence only; a phrase needs all its words in its sentence', () => {
 		const c = compileLexicons([lexicon([{ id: 'f', cat: 'distress', level: 'concern', p: ['bye ~~2 now', 'sad ~3 today'] }])]);
 		assert.deepEqual(ids(c, 'bye. now'), ['xx.f@0-2']);
 		assert.deepEqual(ids(c, 'bye. ok now'), ['xx.f@0-3']);
@@ -58,7 +64,7 @@ describe('the phrase engine', () => {
 		assert.deepEqual(ids(c, 'sad. today'), []);
 	});
 
-	it('a long message (its candidates remembered per word) finds what each of its sentences finds alone', () => {
+	test('a long message (its candidates remembered per word) finds what each of its sentences finds alone', () => {
 		const c = compileLexicons([lexicon([{ id: 'f', cat: 'distress', level: 'concern', p: ['(go|go on) ~1 home', 'hurt @ME'] }])]);
 		const sentence = 'go on home and hurt my self';
 		const size = prepare(c, sentence).length;
@@ -69,8 +75,9 @@ describe('the phrase engine', () => {
 		assert.deepEqual(withGaps(c, Array.from({ length: copies }, () => sentence).join('. ')), expected);
 	});
 
-	it('rejects malformed lexicons with a clear message', () => {
-		const bad = (p: string, msg: RegExp) => assert.throws(() => compileLexicons([lexicon([{ id: 'b', cat: 'distress', level: 'concern', p: [p] }])]), msg);
+	test('rejects malformed lexicons with a clear message', () => {
+		const bad = (p: string, msg: RegExp) =>
+			assert.throws(() => compileLexicons([lexicon([{ id: 'b', cat: 'distress', level: 'concern', p: [p] }])]), msg);
 		bad('~2 word', /may not start with a gap/);
 		bad('word?', /can match nothing/);
 		bad('@NOPE word', /unknown class/);
@@ -83,7 +90,7 @@ describe('the phrase engine', () => {
 		assert.throws(() => compileLexicons([{ lang: 'english', signals: [] }]), /two-letter/);
 	});
 
-	it('a language is one more file', () => {
+	test('a language is one more file', () => {
 		const c = compileLexicons([lexicon([{ id: 'die', cat: 'suicidal_ideation', level: 'high', p: ['ngiyafuna ukufa'] }])]);
 		assert.deepEqual(c.languages, ['xx']);
 		assert.deepEqual(ids(c, 'NGIYAFUNA ukufa'), ['xx.die@0-2']);

@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { levelRank, mergeModeration, screen, type Assessment, type CrisisLevel } from '../../src/lib/crisis/screen.ts';
 
-const base = (level: CrisisLevel, extra: Partial<Assessment> = {}): Assessment => ({ level, categories: [], thirdParty: false, language: [], evidence: [], ...extra });
+const base = (level: CrisisLevel, extra: Partial<Assessment> = {}): Assessment => ({
+	level,
+	categories: [],
+	thirdParty: false,
+	language: [],
+	evidence: [],
+	...extra,
+});
 const scores = (selfHarm: number, selfHarmIntent: number, selfHarmInstructions = 0) => ({ selfHarm, selfHarmIntent, selfHarmInstructions });
 
 describe('mergeModeration', () => {
-	it('never lowers the level', () => {
+	test('never lowers the level', () => {
 		fc.assert(
 			fc.property(
 				fc.constantFrom<CrisisLevel>('none', 'concern', 'high', 'imminent'),
@@ -24,17 +31,17 @@ describe('mergeModeration', () => {
 		);
 	});
 
-	it('a failed moderation call changes nothing', () => {
+	test('a failed moderation call changes nothing', () => {
 		const a = screen('I want to die');
 		assert.equal(mergeModeration(a, null), a);
 	});
 
-	it('cannot hide an explicit signal', () => {
+	test('cannot hide an explicit signal', () => {
 		const a = screen('I want to kill myself tonight');
 		assert.equal(mergeModeration(a, scores(0, 0, 0)).level, 'imminent');
 	});
 
-	it('raises on high scores', () => {
+	test('raises on high scores', () => {
 		assert.equal(mergeModeration(base('none'), scores(0.2, 0.95)).level, 'high');
 		assert.equal(mergeModeration(base('none'), scores(0.5, 0.1)).level, 'concern');
 		assert.equal(mergeModeration(base('concern'), scores(0.95, 0.1)).level, 'high');
@@ -42,7 +49,7 @@ describe('mergeModeration', () => {
 		assert.ok(mergeModeration(base('none'), scores(0.2, 0.95)).evidence.includes('moderation:high'));
 	});
 
-	it('keeps worry about someone else at concern', () => {
+	test('keeps worry about someone else at concern', () => {
 		const a = screen('my friend says she wants to kill herself');
 		assert.equal(mergeModeration(a, scores(0.9, 0.95)).level, 'concern');
 	});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { loadavg } from 'node:os';
-import { describe, it } from 'node:test';
+import { describe, test } from 'node:test';
 import { loadCorpus } from '../../src/lib/crisis/eval.ts';
 import { screen } from '../../src/lib/crisis/screen.ts';
 import { ADVERSARIAL } from './adversarial.ts';
@@ -18,7 +18,7 @@ const MIX_LIMIT_MS = 0.25;
 const MIX_PASSES = 5;
 
 describe('adversarial 4,000-character inputs', () => {
-	it(`each screens in under ${LIMIT_MS} ms (fastest of ${RUNS} runs)`, () => {
+	test(`each screens in under ${LIMIT_MS} ms (fastest of ${RUNS} runs)`, () => {
 		const inputs = Object.entries(ADVERSARIAL);
 		for (let round = 0; round < 5; round++) for (const [, text] of inputs) screen(text);
 		const rows = inputs.map(([name, text]) => {
@@ -35,13 +35,15 @@ describe('adversarial 4,000-character inputs', () => {
 		rows.sort((a, b) => b.min - a.min);
 		const ms = (n: number): string => `${n.toFixed(3).padStart(7)} ms`;
 		console.log(
-			`  load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}\n  ${'input'.padEnd(24)}       min     median        max\n` +
+			`  load average ${loadavg()
+				.map((n) => n.toFixed(2))
+				.join(' ')}\n  ${'input'.padEnd(24)}       min     median        max\n` +
 				rows.map((r) => `  ${r.name.padEnd(24)} ${ms(r.min)} ${ms(r.median)} ${ms(r.max)}`).join('\n'),
 		);
 		for (const r of rows) assert.ok(r.min < LIMIT_MS, `${r.name}: ${r.min.toFixed(3)} ms at best`);
 	});
 
-	it('still finds the crisis hidden at the end of a long adversarial message', () => {
+	test('still finds the crisis hidden at the end of a long adversarial message', () => {
 		for (const [name, text] of Object.entries(ADVERSARIAL)) {
 			const a = screen(`${text}\nI am going to kill myself tonight`);
 			assert.equal(a.level, 'imminent', name);
@@ -50,7 +52,7 @@ describe('adversarial 4,000-character inputs', () => {
 });
 
 describe('the realistic mix', () => {
-	it(`averages under ${MIX_LIMIT_MS} ms a message (fastest of ${MIX_PASSES} passes over the corpus)`, () => {
+	test(`averages under ${MIX_LIMIT_MS} ms a message (fastest of ${MIX_PASSES} passes over the corpus)`, () => {
 		const texts = loadCorpus().map((e) => e.text);
 		for (const t of texts) screen(t);
 		let best = Infinity;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { describe, test } from 'node:test';
 import {
 	INTERNATIONAL,
 	isSupportedCountry,
@@ -16,10 +16,17 @@ import { screen, type Assessment, type CrisisLevel } from '../../src/lib/crisis/
 
 const file = JSON.parse(readFileSync(new URL('../../src/lib/crisis/resources.json', import.meta.url), 'utf8'));
 const REQUIRED = ['US', 'CA', 'GB', 'IE', 'AU', 'NZ', 'IN', 'DE', 'FR', 'ES', 'IT', 'NL', 'BR', 'MX', 'JP', INTERNATIONAL];
-const assessment = (level: CrisisLevel, extra: Partial<Assessment> = {}): Assessment => ({ level, categories: level === 'none' ? [] : ['suicidal_ideation'], thirdParty: false, language: ['en'], evidence: [], ...extra });
+const assessment = (level: CrisisLevel, extra: Partial<Assessment> = {}): Assessment => ({
+	level,
+	categories: level === 'none' ? [] : ['suicidal_ideation'],
+	thirdParty: false,
+	language: ['en'],
+	evidence: [],
+	...extra,
+});
 
 describe('the hotline directory', () => {
-	it('is valid: every service has a source URL and an ISO lastVerified date', () => {
+	test('is valid: every service has a source URL and an ISO lastVerified date', () => {
 		assert.deepEqual(validateResources(file), []);
 		for (const code of Object.keys(file.countries)) {
 			for (const s of file.countries[code].services) {
@@ -29,7 +36,7 @@ describe('the hotline directory', () => {
 		}
 	});
 
-	it('fails validation when an entry lacks its source or lastVerified date', () => {
+	test('fails validation when an entry lacks its source or lastVerified date', () => {
 		const broken = structuredClone(file);
 		delete broken.countries.US.services[0].source;
 		delete broken.countries.GB.services[0].lastVerified;
@@ -41,7 +48,7 @@ describe('the hotline directory', () => {
 		assert.ok(validateResources(noFallback).includes('no INTL fallback entry'));
 	});
 
-	it('covers the required countries, each with an emergency number', () => {
+	test('covers the required countries, each with an emergency number', () => {
 		for (const code of REQUIRED) {
 			assert.ok(isSupportedCountry(code), code);
 			const r = resourcesFor(code);
@@ -50,7 +57,7 @@ describe('the hotline directory', () => {
 		}
 	});
 
-	it('lists the current national numbers first', () => {
+	test('lists the current national numbers first', () => {
 		const primary = (code: string): string => resourcesFor(code).services[0]!.phone?.[0] ?? '';
 		assert.equal(primary('US'), '988');
 		assert.deepEqual(resourcesFor('US').services[0]!.text, { to: '988' });
@@ -73,12 +80,12 @@ describe('the hotline directory', () => {
 		assert.match(resourcesFor(null).services[0]!.url, /findahelpline\.com/);
 	});
 
-	it('never lists a retired number', () => {
+	test('never lists a retired number', () => {
 		const text = JSON.stringify(file);
 		for (const retired of ['1-800-273-8255', '1-800-273-TALK', '1-833-456-4566', '0800 58 58 58']) assert.ok(!text.includes(retired), retired);
 	});
 
-	it('resolves codes case-insensitively, with aliases, and falls back to INTL', () => {
+	test('resolves codes case-insensitively, with aliases, and falls back to INTL', () => {
 		assert.equal(normalizeCountry(' us '), 'US');
 		assert.equal(normalizeCountry('uk'), 'GB');
 		assert.equal(normalizeCountry('ZZ'), null);
@@ -93,7 +100,7 @@ describe('the hotline directory', () => {
 });
 
 describe('renderCrisisReply', () => {
-	it('gives each country its own numbers', () => {
+	test('gives each country its own numbers', () => {
 		const reply = (code: string) => renderCrisisReply(assessment('high'), code);
 		assert.match(reply('US'), /\*\*988\*\*/);
 		assert.match(reply('CA'), /988\.ca/);
@@ -106,7 +113,7 @@ describe('renderCrisisReply', () => {
 		assert.match(reply('zz'), /findahelpline\.com/);
 	});
 
-	it('says plainly to contact emergency services now when imminent', () => {
+	test('says plainly to contact emergency services now when imminent', () => {
 		const us = renderCrisisReply(screen("I'm going to kill myself tonight"), 'US');
 		assert.match(us, /^\*\*If you might act on these thoughts soon, please call 911 now\*\*/);
 		assert.match(renderCrisisReply(assessment('imminent'), 'GB'), /call 999 or 112 now/);
@@ -115,7 +122,7 @@ describe('renderCrisisReply', () => {
 		assert.doesNotMatch(renderCrisisReply(assessment('high'), 'US'), /now\*\*/);
 	});
 
-	it('guides someone worried about another person', () => {
+	test('guides someone worried about another person', () => {
 		const a = screen('my friend says she wants to kill herself');
 		const text = renderCrisisReply(a, 'US');
 		assert.match(text, /Ask them directly/);
@@ -126,7 +133,7 @@ describe('renderCrisisReply', () => {
 		assert.doesNotMatch(renderCrisisReply(screen('my friend wants to die and I want to die too'), 'US'), /Ask them directly/);
 	});
 
-	it('stays within the Discord limit for every country, level and audience, and is deterministic', () => {
+	test('stays within the Discord limit for every country, level and audience, and is deterministic', () => {
 		for (const { code } of listCountries()) {
 			for (const level of ['none', 'concern', 'high', 'imminent'] as const) {
 				for (const audience of ['self', 'third_party'] as const) {
@@ -139,10 +146,23 @@ describe('renderCrisisReply', () => {
 		}
 	});
 
-	it('takes every number from the data file', () => {
+	test('takes every number from the data file', () => {
 		for (const { code } of listCountries()) {
 			const r = resourcesFor(code);
-			const allowed = [...r.emergency, ...r.services.flatMap((s) => [s.name, ...(s.phone ?? []), s.text?.to ?? '', s.hours, s.note ?? '', s.audience ?? '', s.url, s.chat ?? '']), r.emergencyNote ?? ''];
+			const allowed = [
+				...r.emergency,
+				...r.services.flatMap((s) => [
+					s.name,
+					...(s.phone ?? []),
+					s.text?.to ?? '',
+					s.hours,
+					s.note ?? '',
+					s.audience ?? '',
+					s.url,
+					s.chat ?? '',
+				]),
+				r.emergencyNote ?? '',
+			];
 			for (const text of [renderCrisisReply(assessment('imminent'), code), renderResourcesOnly(code)]) {
 				let rest = text;
 				for (const piece of allowed.filter(Boolean).sort((a, b) => b.length - a.length)) rest = rest.split(piece).join('');
@@ -151,7 +171,7 @@ describe('renderCrisisReply', () => {
 		}
 	});
 
-	it('renders resources for /crisis without a message', () => {
+	test('renders resources for /crisis without a message', () => {
 		const text = renderResourcesOnly('NZ');
 		assert.match(text, /1737/);
 		assert.match(text, /In an emergency, call \*\*111\*\*/);

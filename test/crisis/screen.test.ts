@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, test } from 'node:test';
 import { LEVELS, levelRank, loadLexicons, maxLevel, screen, type CrisisLevel } from '../../src/lib/crisis/screen.ts';
 
 const level = (text: string): CrisisLevel => screen(text).level;
@@ -12,7 +12,7 @@ const exactly = (text: string, want: CrisisLevel): void => {
 };
 
 describe('levels', () => {
-	it('orders the levels and picks the higher one', () => {
+	test('orders the levels and picks the higher one', () => {
 		assert.deepEqual([...LEVELS], ['none', 'concern', 'high', 'imminent']);
 		assert.deepEqual(LEVELS.map(levelRank), [0, 1, 2, 3]);
 		assert.equal(maxLevel('concern', 'high'), 'high');
@@ -21,7 +21,7 @@ describe('levels', () => {
 		assert.throws(() => levelRank('severe' as CrisisLevel));
 	});
 
-	it('loads every lexicon', () => {
+	test('loads every lexicon', () => {
 		const { languages, phrases } = loadLexicons();
 		assert.deepEqual([...languages].sort(), ['de', 'en', 'es', 'fr', 'it', 'pt']);
 		assert.ok(phrases > 500);
@@ -29,45 +29,67 @@ describe('levels', () => {
 });
 
 describe('screen: what it recognises', () => {
-	it('explicit ideation is high', () => {
-		for (const t of ['I want to die', 'i want to kill myself', "I don't want to live anymore", "i'm suicidal", 'I wish I was dead', 'thinking about ending my life', 'should i just kill myself']) exactly(t, 'high');
+	test('explicit ideation is high', () => {
+		for (const t of [
+			'I want to die',
+			'i want to kill myself',
+			"I don't want to live anymore",
+			"i'm suicidal",
+			'I wish I was dead',
+			'thinking about ending my life',
+			'should i just kill myself',
+		])
+			exactly(t, 'high');
 	});
 
-	it('a plea for help with a crisis phrase is a crisis', () => {
+	test('a plea for help with a crisis phrase is a crisis', () => {
 		const a = screen('please help me, I want to kill myself');
 		assert.equal(a.level, 'high');
 		assert.ok(a.categories.includes('help_seeking'));
 		assert.ok(a.categories.includes('suicidal_ideation'));
 	});
 
-	it('intent with a plan, means or a time is imminent', () => {
-		for (const t of ["I'm going to kill myself tonight", 'i want to die and i have the pills ready', 'I bought a rope. I am going to hang myself', "i'm about to kill myself right now", 'I am going to end my life after this message']) {
+	test('intent with a plan, means or a time is imminent', () => {
+		for (const t of [
+			"I'm going to kill myself tonight",
+			'i want to die and i have the pills ready',
+			'I bought a rope. I am going to hang myself',
+			"i'm about to kill myself right now",
+			'I am going to end my life after this message',
+		]) {
 			exactly(t, 'imminent');
 		}
 		const a = screen('i want to kill myself tonight');
 		assert.ok(a.categories.includes('time_bound_intent'));
 	});
 
-	it('an attempt under way is imminent', () => {
+	test('an attempt under way is imminent', () => {
 		exactly('i just took all my pills', 'imminent');
 		exactly('I took like 40 pills', 'imminent');
 		assert.ok(screen('I just swallowed a whole bottle of pills').categories.includes('attempt'));
 	});
 
-	it('self-harm and relapse', () => {
+	test('self-harm and relapse', () => {
 		for (const t of ['I cut again', 'i cut myself last night', "I've been cutting again", 'relapsed on sh last night']) exactly(t, 'high');
 		exactly('i relapsed', 'concern');
 		assert.ok(screen('I cut again').categories.includes('self_harm'));
 	});
 
-	it('indirect ideation, goodbyes and distress are concern', () => {
-		for (const t of ['everyone would be better off without me', "I won't be around much longer", 'i just want to go to sleep and never wake up', "I'm giving away all my stuff, I won't need it anymore", 'goodbye everyone, sorry for everything', "I can't do this anymore"]) {
+	test('indirect ideation, goodbyes and distress are concern', () => {
+		for (const t of [
+			'everyone would be better off without me',
+			"I won't be around much longer",
+			'i just want to go to sleep and never wake up',
+			"I'm giving away all my stuff, I won't need it anymore",
+			'goodbye everyone, sorry for everything',
+			"I can't do this anymore",
+		]) {
 			exactly(t, 'concern');
 		}
 		exactly('this is goodbye forever', 'high');
 	});
 
-	it('worry about someone else is third party', () => {
+	test('worry about someone else is third party', () => {
 		const a = screen('my friend says she wants to kill herself');
 		assert.equal(a.level, 'concern');
 		assert.equal(a.thirdParty, true);
@@ -80,25 +102,43 @@ describe('screen: what it recognises', () => {
 		assert.ok(both.thirdParty && both.categories.includes('suicidal_ideation'));
 	});
 
-	it('quoted words reported from someone else are theirs', () => {
+	test('quoted words reported from someone else are theirs', () => {
 		const a = screen('My roommate said "I want to die" and locked herself in');
 		assert.equal(a.thirdParty, true);
 		assert.equal(a.level, 'concern');
 	});
 
-	it('algospeak, leetspeak and masks', () => {
-		for (const t of ['i should just kys', 'i want to unalive myself', 'thinking about sewerslide', 'i wanna su1c1de', 'thinking about s*icide', 'I w@nt to k1ll my$elf', 'im gonna kms', 'i want to self delete', 'i want to 🔪 myself']) {
+	test('algospeak, leetspeak and masks', () => {
+		for (const t of [
+			'i should just kys',
+			'i want to unalive myself',
+			'thinking about sewerslide',
+			'i wanna su1c1de',
+			'thinking about s*icide',
+			'I w@nt to k1ll my$elf',
+			'im gonna kms',
+			'i want to self delete',
+			'i want to 🔪 myself',
+		]) {
 			atLeast(t, 'high');
 		}
 		exactly('kys noob', 'none');
 		exactly('go kill yourself', 'none');
 	});
 
-	it('typos of the core phrases', () => {
-		for (const t of ['i wnat to die', 'i want to kill myslef', 'im suicidle', 'i keep thinking about suicde', 'i want to kil myself', 'I wannnnna diiiieee']) atLeast(t, 'high');
+	test('typos of the core phrases', () => {
+		for (const t of [
+			'i wnat to die',
+			'i want to kill myslef',
+			'im suicidle',
+			'i keep thinking about suicde',
+			'i want to kil myself',
+			'I wannnnna diiiieee',
+		])
+			atLeast(t, 'high');
 	});
 
-	it('every language of the lexicon', () => {
+	test('every language of the lexicon', () => {
 		const cases: [string, string][] = [
 			['es', 'me quiero morir'],
 			['fr', 'je veux mourir'],
@@ -118,7 +158,7 @@ describe('screen: what it recognises', () => {
 });
 
 describe('screen: plans, means and intent (rubric in screen.ts)', () => {
-	it('means at hand with an intent to use them is imminent, with or without a time', () => {
+	test('means at hand with an intent to use them is imminent, with or without a time', () => {
 		for (const t of [
 			'i have the pills and will take them tonight',
 			'I have the pills right here and I am going to take them all tonight',
@@ -138,13 +178,14 @@ describe('screen: plans, means and intent (rubric in screen.ts)', () => {
 		assert.ok(screen('i have the pills and will take them tonight').categories.includes('plan_or_means'));
 	});
 
-	it('acquiring or stockpiling means is concern alone, high with a time', () => {
-		for (const t of ['i bought a rope', 'i just bought a gun', 'been hoarding my meds', 'stockpiling my seroquel', 'compré una cuerda']) exactly(t, 'concern');
+	test('acquiring or stockpiling means is concern alone, high with a time', () => {
+		for (const t of ['i bought a rope', 'i just bought a gun', 'been hoarding my meds', 'stockpiling my seroquel', 'compré una cuerda'])
+			exactly(t, 'concern');
 		exactly('bought a rope today. tonights the night', 'high');
 		exactly('i have the rope. tonight.', 'concern');
 	});
 
-	it('means without intent, routine medication and a benign purpose are none', () => {
+	test('means without intent, routine medication and a benign purpose are none', () => {
 		for (const t of [
 			'i have the pills',
 			'i have a gun',
@@ -164,12 +205,12 @@ describe('screen: plans, means and intent (rubric in screen.ts)', () => {
 		}
 	});
 
-	it('routine context never hides a quantity or an ideation', () => {
+	test('routine context never hides a quantity or an ideation', () => {
 		exactly("i have the pills my doctor gave me and i'm going to take them all tonight", 'imminent');
 		exactly('my doctor prescribed these and i want to die', 'high');
 	});
 
-	it('ideation or a goodbye with an intent to act is high, imminent with a time', () => {
+	test('ideation or a goodbye with an intent to act is high, imminent with a time', () => {
 		exactly('everyone would be better off without me. im gonna do it', 'high');
 		exactly('everyone would be better off without me. im gonna do it tonight', 'imminent');
 		exactly('tonight im going to do it', 'concern');
@@ -180,23 +221,55 @@ describe('screen: what it is not fooled by', () => {
 	const none = (texts: string[]): void => {
 		for (const t of texts) exactly(t, 'none');
 	};
-	it('idioms', () =>
-		none(['I am dying to see the new movie', "you're killing it!", "I'm dead lol", 'kill me now, another meeting', 'this homework is killing me', 'that cake is to die for', 'I want to dye my hair', 'I nearly killed myself laughing']));
-	it('tech', () => none(['kill the process', 'run kill -9 on the pid', 'the OOM killer killed it', 'git reset killed my changes']));
-	it('games', () => none(['I killed myself in minecraft', 'i died in the boss fight', 'just killed myself with my own grenade lmao', 'type /kill to respawn']));
-	it('fiction, news and history', () =>
-		none(['In the book the main character kills himself', 'the news said a man committed suicide', 'Van Gogh shot himself in 1890', 'the character says "I want to die" in chapter 3', 'September is suicide prevention month']));
-	it('recovery and the past', () =>
-		none(['I used to self harm, a year clean today', 'two years ago I tried to kill myself, today I graduated', "i haven't self harmed in two years", 'I used to want to die every day. Therapy really helped.']));
-	it('helping others in the abstract', () => none(['how do you help someone who is suicidal?', 'if you ever feel like hurting yourself, please reach out', 'what are the warning signs that someone might kill themselves']));
-	it('everyday sadness and grief', () => none(['I am so sad today', 'my grandma died last week and I miss her', 'I failed my exam and I feel like crap', 'my uncle killed himself when I was a kid']));
-	it('denials', () => none(["I'm not suicidal, just tired", "i don't want to die, i just want things to change", 'I would never kill myself']));
-	it('but the past does not hide the present', () => {
+	test('idioms', () =>
+		none([
+			'I am dying to see the new movie',
+			"you're killing it!",
+			"I'm dead lol",
+			'kill me now, another meeting',
+			'this homework is killing me',
+			'that cake is to die for',
+			'I want to dye my hair',
+			'I nearly killed myself laughing',
+		]));
+	test('tech', () => none(['kill the process', 'run kill -9 on the pid', 'the OOM killer killed it', 'git reset killed my changes']));
+	test('games', () =>
+		none(['I killed myself in minecraft', 'i died in the boss fight', 'just killed myself with my own grenade lmao', 'type /kill to respawn']));
+	test('fiction, news and history', () =>
+		none([
+			'In the book the main character kills himself',
+			'the news said a man committed suicide',
+			'Van Gogh shot himself in 1890',
+			'the character says "I want to die" in chapter 3',
+			'September is suicide prevention month',
+		]));
+	test('recovery and the past', () =>
+		none([
+			'I used to self harm, a year clean today',
+			'two years ago I tried to kill myself, today I graduated',
+			"i haven't self harmed in two years",
+			'I used to want to die every day. Therapy really helped.',
+		]));
+	test('helping others in the abstract', () =>
+		none([
+			'how do you help someone who is suicidal?',
+			'if you ever feel like hurting yourself, please reach out',
+			'what are the warning signs that someone might kill themselves',
+		]));
+	test('everyday sadness and grief', () =>
+		none([
+			'I am so sad today',
+			'my grandma died last week and I miss her',
+			'I failed my exam and I feel like crap',
+			'my uncle killed himself when I was a kid',
+		]));
+	test('denials', () => none(["I'm not suicidal, just tired", "i don't want to die, i just want things to change", 'I would never kill myself']));
+	test('but the past does not hide the present', () => {
 		exactly('I used to want to die and I still do', 'high');
 		exactly('I used to be happy, now I want to die', 'high');
 		exactly('I was clean for a year but I cut again last night', 'high');
 	});
-	it('joke markers lower ambiguous phrases, not explicit ones', () => {
+	test('joke markers lower ambiguous phrases, not explicit ones', () => {
 		exactly('kms lol', 'concern');
 		exactly('this exam kms lol', 'none');
 		exactly('gonna commit sewerslide lol', 'high');
@@ -205,7 +278,7 @@ describe('screen: what it is not fooled by', () => {
 });
 
 describe('screen: the assessment', () => {
-	it('never carries the text, only phrase ids', () => {
+	test('never carries the text, only phrase ids', () => {
 		const text = 'my secret is i want to kill myself tonight';
 		const a = screen(text);
 		for (const e of a.evidence) {
@@ -214,12 +287,12 @@ describe('screen: the assessment', () => {
 		}
 	});
 
-	it('explains dropped signals', () => {
+	test('explains dropped signals', () => {
 		assert.ok(screen("I'm not suicidal").evidence.includes('en.suicidal!negated'));
 		assert.ok(screen('I killed myself in minecraft').evidence.includes('en.killed_myself!game'));
 	});
 
-	it('is deterministic and total', () => {
+	test('is deterministic and total', () => {
 		const text = 'I want to die. my friend wants to kill herself. kms lol';
 		assert.deepEqual(screen(text), screen(text));
 		for (const t of ['', '   ', '!!!', '💀', '\u200b', 'a'.repeat(10_000)]) assert.equal(screen(t).level, 'none');

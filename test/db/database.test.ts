@@ -1,11 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { parseConfig } from '../../src/lib/core/config.ts';
 import { FieldCipher } from '../../src/lib/db/field-cipher.ts';
 import { fieldCipher, useFieldCipher } from '../../src/lib/db/encrypted-text.ts';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { migrationsList } from '../../migrations/index.ts';
-import { Feedback, GhostLetter, migrate, migrationStatus, MoodCheckIn, openDatabase, ormOptions, UserProfile, type Database } from '../../src/lib/db/index.ts';
+import {
+	Feedback,
+	GhostLetter,
+	migrate,
+	migrationStatus,
+	MoodCheckIn,
+	openDatabase,
+	ormOptions,
+	UserProfile,
+	type Database,
+} from '../../src/lib/db/index.ts';
 import { rotateSalt, verifyAll } from '../../src/lib/operations/rotate-salt.ts';
 import { dropDatabase, freshDatabaseUrl, testEnv } from '../support/env.ts';
 
@@ -27,7 +37,7 @@ after(async () => {
 });
 
 describe('migrations', () => {
-	it('apply to a fresh database once, then have nothing left to do', async () => {
+	test('apply to a fresh database once, then have nothing left to do', async () => {
 		const all = migrationsList.map((migration) => migration.name);
 		assert.ok(all.includes('Migration20261121000000Initial'));
 		assert.deepEqual(await migrationStatus(db.orm), { applied: [], pending: all });
@@ -36,12 +46,12 @@ describe('migrations', () => {
 		assert.deepEqual(await migrationStatus(db.orm), { applied: all, pending: [] });
 	});
 
-	it('leave the schema exactly as the entities describe it (empty diff)', async () => {
+	test('leave the schema exactly as the entities describe it (empty diff)', async () => {
 		const diff = await db.orm.schema.getUpdateSchemaSQL({ wrap: false });
 		assert.equal(diff.replace("set names 'utf8';", '').trim(), '');
 	});
 
-	it('survive concurrent starts: the advisory lock serialises them', async () => {
+	test('survive concurrent starts: the advisory lock serialises them', async () => {
 		// A second database on the same server, existing but unmigrated, as in a real deployment.
 		const freshUrl = freshDatabaseUrl();
 		const connection: Options = freshUrl ? { clientUrl: freshUrl } : { ...db.connection, dbName: 'haven_concurrent' };
@@ -55,7 +65,11 @@ describe('migrations', () => {
 				instances.push(instance.value);
 			}
 			const results = await Promise.all(instances.map((instance) => migrate(instance)));
-			assert.deepEqual(results.flat(), migrationsList.map((migration) => migration.name), 'exactly one instance applies the migrations');
+			assert.deepEqual(
+				results.flat(),
+				migrationsList.map((migration) => migration.name),
+				'exactly one instance applies the migrations',
+			);
 			assert.deepEqual(await migrationStatus(instances[0]!), { applied: migrationsList.map((migration) => migration.name), pending: [] });
 		} finally {
 			for (const instance of instances) await instance.close(true);
@@ -65,7 +79,7 @@ describe('migrations', () => {
 });
 
 describe('encrypted fields', () => {
-	it('store ciphertext at rest and read back the plaintext', async () => {
+	test('store ciphertext at rest and read back the plaintext', async () => {
 		const em = db.orm.em.fork();
 		const letter = em.create(GhostLetter, { userId: '123456789012345678', content: 'I miss you: more than words' });
 		await em.flush();
@@ -76,7 +90,7 @@ describe('encrypted fields', () => {
 		assert.equal(reread.content, 'I miss you: more than words');
 	});
 
-	it('do not rewrite unchanged rows on flush', async () => {
+	test('do not rewrite unchanged rows on flush', async () => {
 		const em = db.orm.em.fork();
 		em.create(MoodCheckIn, { userId: '123456789012345678', mood: 'calm', intensity: 3, note: 'a quiet day' });
 		await em.flush();
@@ -100,14 +114,14 @@ describe('encrypted fields', () => {
 		assert.equal((await db.orm.em.fork().findOneOrFail(MoodCheckIn, checkIn.id)).note, 'a quiet day, then rain');
 	});
 
-	it('fail with an explicit error naming table and column when a value cannot be decrypted', async () => {
+	test('fail with an explicit error naming table and column when a value cannot be decrypted', async () => {
 		await raw(`insert into feedback (user_id, message, source, status, consent_public, public, featured, created_at, updated_at)
 			values ('123456789012345678', 'hv1:zzzzzzzz.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'api', 'queued', false, false, false, now(), now())`);
 		await assert.rejects(db.orm.em.fork().find(Feedback, {}), /Cannot decrypt feedback\.message: salt zzzzzzzz is not in ENCRYPTION_SALT_LIST/);
 		await raw('delete from feedback');
 	});
 
-	it('keep monotonic stat counters through triggers', async () => {
+	test('keep monotonic stat counters through triggers', async () => {
 		const em = db.orm.em.fork();
 		em.create(UserProfile, { id: '223456789012345678' });
 		em.create(UserProfile, { id: '323456789012345678' });
@@ -126,7 +140,7 @@ describe('rotate-salt', () => {
 		await em.flush();
 	};
 
-	it('encrypts values written in the clear and re-encrypts old salts; a dry run changes nothing', async () => {
+	test('encrypts values written in the clear and re-encrypts old salts; a dry run changes nothing', async () => {
 		await raw('delete from feedback');
 		useFieldCipher(new FieldCipher(undefined, ['salt-a']));
 		await seed(30);
@@ -155,7 +169,7 @@ describe('rotate-salt', () => {
 		assert.equal(messages[49], 'feedback number 19');
 	});
 
-	it('resumes an interrupted run where it stopped', async () => {
+	test('resumes an interrupted run where it stopped', async () => {
 		const previous = fieldCipher();
 		const next = new FieldCipher(parseConfig(env).encryption.key, ['salt-c', 'salt-b']);
 		let batches = 0;
@@ -165,11 +179,13 @@ describe('rotate-salt', () => {
 				dryRun: false,
 				onProgress: ({ table }) => {
 					if (table === 'feedback' && ++batches === 2) throw new Error('simulated crash');
-				}
+				},
 			}),
-			/simulated crash/
+			/simulated crash/,
 		);
-		const rewrittenBefore = (await raw('select message from feedback')).filter((row) => String(row.message).startsWith(`hv1:${next.writeSaltId}.`));
+		const rewrittenBefore = (await raw('select message from feedback')).filter((row) =>
+			String(row.message).startsWith(`hv1:${next.writeSaltId}.`),
+		);
 		assert.equal(rewrittenBefore.length, 20, 'two committed batches survived the crash');
 		const resumed = await rotateSalt(db.orm, next, { batchSize: 10, dryRun: false });
 		assert.ok(resumed.resumedFrom, 'the second run resumed');
@@ -180,7 +196,7 @@ describe('rotate-salt', () => {
 });
 
 describe('DATABASE_URL sslmode', () => {
-	it('maps libpq sslmode values onto the driver', async () => {
+	test('maps libpq sslmode values onto the driver', async () => {
 		const { sslFromUrl } = await import('../../src/lib/db/index.ts');
 		assert.equal(sslFromUrl('postgresql://h/db?sslmode=disable'), false);
 		assert.deepEqual(sslFromUrl('postgresql://h/db?sslmode=require'), { rejectUnauthorized: false });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, test } from 'node:test';
 import { DecryptionError, FieldCipher, parseEncryptionKey, saltId } from '../../src/lib/db/field-cipher.ts';
 
 const KEY = Buffer.alloc(32, 7);
@@ -20,17 +20,20 @@ const ADVERSARIAL = [
 	'\uD83D lone surrogate',
 	'x'.repeat(100_000),
 	JSON.stringify({ nested: ['json', 1, null] }),
-	'line one\nline two\r\n\ttab'
+	'line one\nline two\r\n\ttab',
 ];
 
 describe('field encryption', () => {
-	it('parses keys and refuses anything that is not 32 bytes', () => {
+	test('parses keys and refuses anything that is not 32 bytes', () => {
 		assert.equal((parseEncryptionKey('ab'.repeat(32)) as Buffer).length, 32);
-		assert.equal(parseEncryptionKey('short'), 'ENCRYPTION_KEY must be 32 bytes (64 hex characters, base64 of 32 bytes, or a 32-byte string): got 5');
+		assert.equal(
+			parseEncryptionKey('short'),
+			'ENCRYPTION_KEY must be 32 bytes (64 hex characters, base64 of 32 bytes, or a 32-byte string): got 5',
+		);
 		assert.equal(typeof parseEncryptionKey('ab'.repeat(33)), 'string');
 	});
 
-	it('round-trips adversarial text, including text that looks like our own format', () => {
+	test('round-trips adversarial text, including text that looks like our own format', () => {
 		const cipher = new FieldCipher(KEY, ['s1']);
 		for (const text of ADVERSARIAL) {
 			const sealed = cipher.seal(text, AT);
@@ -40,7 +43,7 @@ describe('field encryption', () => {
 		}
 	});
 
-	it('round-trips the same text in the clear without a key, and opens clear values once a key exists', () => {
+	test('round-trips the same text in the clear without a key, and opens clear values once a key exists', () => {
 		const plain = new FieldCipher(undefined, ['s1']);
 		const withKey = new FieldCipher(KEY, ['s1']);
 		for (const text of ADVERSARIAL.slice(0, 9)) {
@@ -52,22 +55,25 @@ describe('field encryption', () => {
 		}
 	});
 
-	it('uses a fresh IV each time', () => {
+	test('uses a fresh IV each time', () => {
 		const cipher = new FieldCipher(KEY, ['s1']);
 		assert.notEqual(cipher.seal('same', AT), cipher.seal('same', AT));
 	});
 
-	it('binds a value to its table and column', () => {
+	test('binds a value to its table and column', () => {
 		const cipher = new FieldCipher(KEY, ['s1']);
 		const sealed = cipher.seal('secret', AT);
-		assert.throws(() => cipher.open(sealed, { table: 'ghost_letters', column: 'content' }), (error: unknown) => {
-			assert.ok(error instanceof DecryptionError);
-			assert.equal(error.message, 'Cannot decrypt ghost_letters.content: wrong key or tampered value');
-			return true;
-		});
+		assert.throws(
+			() => cipher.open(sealed, { table: 'ghost_letters', column: 'content' }),
+			(error: unknown) => {
+				assert.ok(error instanceof DecryptionError);
+				assert.equal(error.message, 'Cannot decrypt ghost_letters.content: wrong key or tampered value');
+				return true;
+			},
+		);
 	});
 
-	it('reports a wrong key, a tampered value and a missing key by table and column', () => {
+	test('reports a wrong key, a tampered value and a missing key by table and column', () => {
 		const sealed = new FieldCipher(KEY, ['s1']).seal('secret', AT);
 		assert.throws(() => new FieldCipher(OTHER_KEY, ['s1']).open(sealed, AT), /Cannot decrypt feedback\.message: wrong key or tampered value/);
 		const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'BB' : 'AA');
@@ -76,7 +82,7 @@ describe('field encryption', () => {
 		assert.throws(() => new FieldCipher(KEY, ['s1']).open('garbage', AT), /unknown storage format/);
 	});
 
-	it('rotates salts: the first salt writes, every listed salt reads, a removed salt is named', () => {
+	test('rotates salts: the first salt writes, every listed salt reads, a removed salt is named', () => {
 		const old = new FieldCipher(KEY, ['old']);
 		const sealedOld = old.seal('before rotation', AT);
 		const rotated = new FieldCipher(KEY, ['new', 'old']);

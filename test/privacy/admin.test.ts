@@ -44,11 +44,12 @@ before(async () => {
 					name: 'Narrow',
 					members: [OTHER_OWNER, MEMBER],
 					botPermissions: PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages,
-					everyonePermissions: PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.UseApplicationCommands
-				}
-			]
+					everyonePermissions:
+						PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.UseApplicationCommands,
+				},
+			],
 		},
-		env: { PURGE_INTERVAL_MS: '0', ENCRYPTION_KEY: 'c3'.repeat(32) }
+		env: { PURGE_INTERVAL_MS: '0', ENCRYPTION_KEY: 'c3'.repeat(32) },
 	});
 	[guildId, otherGuildId] = world.fake.guilds.ids as [string, string];
 	for (const c of world.fake.guild(guildId)!.channels) channels[c.name] = c.id;
@@ -59,11 +60,24 @@ before(async () => {
 
 	const em = world.haven.db.orm.em.fork();
 	for (let i = 0; i < 2; i++) em.create(MoodCheckIn, { userId: person(20 + i), guildId, mood: 'sad', intensity: 2, note: `${SECRET} note` });
-	for (let i = 0; i < 3; i++) em.create(CrisisEvent, { userId: person(30 + i), guildId, level: 'high', categories: ['self_harm'], trigger: 'mention', details: `${SECRET} details` });
+	for (let i = 0; i < 3; i++)
+		em.create(CrisisEvent, {
+			userId: person(30 + i),
+			guildId,
+			level: 'high',
+			categories: ['self_harm'],
+			trigger: 'mention',
+			details: `${SECRET} details`,
+		});
 	for (let i = 0; i < 4; i++) em.create(Conversation, { userId: person(40 + i), guildId, source: 'discord' });
 	em.create(CrisisEvent, { userId: person(50), guildId: otherGuildId, level: 'concern', categories: [], trigger: 'mention', details: null });
 	await em.flush();
-	await updateGuildSettings(world.haven.db.orm.em.fork(), guildId, { alertsEnabled: true, alertChannelId: channels['mod-alerts']!, checkinChannelId: channels.rules!, country: 'GB' });
+	await updateGuildSettings(world.haven.db.orm.em.fork(), guildId, {
+		alertsEnabled: true,
+		alertChannelId: channels['mod-alerts']!,
+		checkinChannelId: channels.rules!,
+		country: 'GB',
+	});
 });
 
 after(async () => {

@@ -31,8 +31,10 @@ const sql = <T = any>(query: string, params: unknown[] = []) => world.haven.db.o
 
 before(async () => {
 	world = await startBotWorld({
-		fake: { guilds: [{ name: 'Quiet Garden', members: [ALICE, BOB, { id: MOD, roles: ['Moderator'] }, ...[10, 11, 12, 13, 14, 15, 16].map(person)] }] },
-		env: { ENCRYPTION_KEY: KEY, PURGE_INTERVAL_MS: '0' }
+		fake: {
+			guilds: [{ name: 'Quiet Garden', members: [ALICE, BOB, { id: MOD, roles: ['Moderator'] }, ...[10, 11, 12, 13, 14, 15, 16].map(person)] }],
+		},
+		env: { ENCRYPTION_KEY: KEY, PURGE_INTERVAL_MS: '0' },
 	});
 	guildId = world.fake.guilds.ids[0]!;
 	channelId = world.fake.guild(guildId)!.channels.find((c) => c.name === 'general')!.id;
@@ -48,7 +50,10 @@ function assertPrivate(body: any) {
 
 describe('/privacy info', () => {
 	test('without a subcommand and with info: the links, what is kept for how long, the controls; private', async () => {
-		for (const input of [{ name: 'privacy', userId: person(10) }, { name: 'privacy', subcommand: 'info', userId: person(11) }]) {
+		for (const input of [
+			{ name: 'privacy', userId: person(10) },
+			{ name: 'privacy', subcommand: 'info', userId: person(11) },
+		]) {
 			const { callback } = await slash(world.fake, input);
 			assertPrivate(callback.body);
 			const text = textOf(callback.body);
@@ -64,15 +69,35 @@ describe('conversation memory', () => {
 	const CAROL = person(12);
 	test('stores encrypted turns, reads the last few in order, never expired ones, per channel', async () => {
 		const now = new Date();
-		assert.equal(await rememberTurn(em(), { userId: CAROL, channelId, role: 'user', content: 'an old thing I said' }, { now: new Date(now.getTime() - 25 * 3_600_000) }), true);
+		assert.equal(
+			await rememberTurn(
+				em(),
+				{ userId: CAROL, channelId, role: 'user', content: 'an old thing I said' },
+				{ now: new Date(now.getTime() - 25 * 3_600_000) },
+			),
+			true,
+		);
 		for (let i = 1; i <= 8; i++) {
-			await rememberTurn(em(), { userId: CAROL, channelId, role: i % 2 ? 'user' : 'assistant', content: `carol turn ${i}` }, { now: new Date(now.getTime() + i) });
+			await rememberTurn(
+				em(),
+				{ userId: CAROL, channelId, role: i % 2 ? 'user' : 'assistant', content: `carol turn ${i}` },
+				{ now: new Date(now.getTime() + i) },
+			);
 		}
 		await rememberTurn(em(), { userId: CAROL, channelId: '99999999999999999', role: 'user', content: 'elsewhere' });
 		const turns = await recentTurns(em(), CAROL, channelId, { now: new Date(now.getTime() + 100) });
-		assert.deepEqual(turns.map((t) => t.content), ['carol turn 3', 'carol turn 4', 'carol turn 5', 'carol turn 6', 'carol turn 7', 'carol turn 8']);
-		assert.deepEqual(turns.map((t) => t.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
-		const stored = await sql<{ content: string; expires_at: Date; created_at: Date }>('select content, expires_at, created_at from memory_turns where user_id = ? and channel_id = ?', [CAROL, channelId]);
+		assert.deepEqual(
+			turns.map((t) => t.content),
+			['carol turn 3', 'carol turn 4', 'carol turn 5', 'carol turn 6', 'carol turn 7', 'carol turn 8'],
+		);
+		assert.deepEqual(
+			turns.map((t) => t.role),
+			['user', 'assistant', 'user', 'assistant', 'user', 'assistant'],
+		);
+		const stored = await sql<{ content: string; expires_at: Date; created_at: Date }>(
+			'select content, expires_at, created_at from memory_turns where user_id = ? and channel_id = ?',
+			[CAROL, channelId],
+		);
 		assert.equal(stored.length, RECENT_TURNS, 'only the newest turns are kept');
 		for (const row of stored) {
 			assert.match(row.content, /^hv1:/, 'ciphertext at rest');
@@ -80,7 +105,11 @@ describe('conversation memory', () => {
 			assert.equal(new Date(row.expires_at).getTime() - new Date(row.created_at).getTime(), 24 * 3_600_000, 'expires 24 h after');
 		}
 		// A turn past its expiry is never read, even before the purge removes it.
-		await rememberTurn(em(), { userId: CAROL, channelId: '88888888888888888', role: 'user', content: 'stale' }, { now: new Date(now.getTime() - 25 * 3_600_000) });
+		await rememberTurn(
+			em(),
+			{ userId: CAROL, channelId: '88888888888888888', role: 'user', content: 'stale' },
+			{ now: new Date(now.getTime() - 25 * 3_600_000) },
+		);
 		assert.deepEqual(await recentTurns(em(), CAROL, '88888888888888888'), []);
 		assert.equal(await rememberTurn(em(), { userId: CAROL, channelId, role: 'user', content: '   ' }), false, 'empty text is not stored');
 	});
@@ -105,7 +134,10 @@ describe('conversation memory', () => {
 		const { callback } = await slash(world.fake, { name: 'privacy', subcommandGroup: 'memory', subcommand: 'on', userId: ERIN });
 		assert.match(textOf(callback.body), /memory is \*\*on\*\*/);
 		assert.equal(await rememberTurn(em(), { userId: ERIN, channelId, role: 'user', content: 'erin again' }), true);
-		assert.deepEqual((await recentTurns(em(), ERIN, channelId)).map((t) => t.content), ['erin again']);
+		assert.deepEqual(
+			(await recentTurns(em(), ERIN, channelId)).map((t) => t.content),
+			['erin again'],
+		);
 	});
 
 	test('/privacy memory clear: forgets now, stays on', async () => {
@@ -122,7 +154,10 @@ describe('conversation memory', () => {
 /** Data about ALICE (and around her) in every table that can name a person. */
 async function seed(): Promise<void> {
 	const e = em();
-	await e.execute(`insert into users (id, country, screening_opt_out, memory_enabled, created_at, updated_at) values (?, 'US', true, true, now(), now()), (?, 'DE', false, true, now(), now())`, [ALICE, BOB]);
+	await e.execute(
+		`insert into users (id, country, screening_opt_out, memory_enabled, created_at, updated_at) values (?, 'US', true, true, now(), now()), (?, 'DE', false, true, now(), now())`,
+		[ALICE, BOB],
+	);
 	e.create(MoodCheckIn, { userId: ALICE, guildId, mood: 'anxious', intensity: 4, note: 'alice-note exams tomorrow' });
 	e.create(MoodCheckIn, { userId: ALICE, guildId: null, mood: 'calm', intensity: 2, note: null });
 	e.create(MoodCheckIn, { userId: BOB, guildId, mood: 'okay', intensity: 3, note: 'bob-note fine' });
@@ -130,8 +165,28 @@ async function seed(): Promise<void> {
 	e.create(GhostLetter, { userId: BOB, content: 'bob-letter' });
 	e.create(Conversation, { userId: ALICE, guildId, source: 'discord' });
 	e.create(Conversation, { userId: ALICE, guildId: null, source: 'discord' });
-	e.create(CrisisEvent, { userId: ALICE, guildId, level: 'high', categories: ['self_harm'], trigger: 'mention', details: 'alice-excerpt words of pain', acknowledgedBy: MOD, acknowledgedAt: new Date(), resolvedBy: MOD, resolvedAt: new Date() });
-	e.create(CrisisEvent, { userId: BOB, guildId, level: 'concern', categories: ['distress'], trigger: 'mention', details: 'bob-excerpt about bob', acknowledgedBy: ALICE, acknowledgedAt: new Date() });
+	e.create(CrisisEvent, {
+		userId: ALICE,
+		guildId,
+		level: 'high',
+		categories: ['self_harm'],
+		trigger: 'mention',
+		details: 'alice-excerpt words of pain',
+		acknowledgedBy: MOD,
+		acknowledgedAt: new Date(),
+		resolvedBy: MOD,
+		resolvedAt: new Date(),
+	});
+	e.create(CrisisEvent, {
+		userId: BOB,
+		guildId,
+		level: 'concern',
+		categories: ['distress'],
+		trigger: 'mention',
+		details: 'bob-excerpt about bob',
+		acknowledgedBy: ALICE,
+		acknowledgedAt: new Date(),
+	});
 	const aliceFeedback = e.create(Feedback, { userId: ALICE, message: 'alice-feedback Haven helped me', source: 'discord', consentPublic: true });
 	const bobFeedback = e.create(Feedback, { userId: BOB, message: 'bob-feedback thanks', source: 'api' });
 	e.create(CheckInReminder, { userId: ALICE, intervalMinutes: 1440, timezone: 'Europe/Paris', nextDueAt: new Date(Date.now() + 3_600_000) });
@@ -156,13 +211,16 @@ async function seed(): Promise<void> {
  */
 async function seedEveryOtherTable(): Promise<void> {
 	for (const column of userColumns(world.haven.db.orm.getMetadata())) {
-		const [{ count }] = await sql<{ count: number }>(`select count(*)::int as count from "${column.table}" where "${column.column}" = ?`, [ALICE]);
+		const [{ count }] = await sql<{ count: number }>(`select count(*)::int as count from "${column.table}" where "${column.column}" = ?`, [
+			ALICE,
+		]);
 		if (count > 0) continue;
 		const meta = metaOf(world.haven.db.orm.getMetadata(), column.entity)!;
 		const names: string[] = [];
 		const values: unknown[] = [];
 		for (const prop of Object.values(meta.properties) as EntityProperty[]) {
-			if (prop.kind !== 'scalar') assert.fail(`cannot seed ${column.table} generically (relation ${prop.name}): add it to seed() in test/privacy/privacy.test.ts`);
+			if (prop.kind !== 'scalar')
+				assert.fail(`cannot seed ${column.table} generically (relation ${prop.name}): add it to seed() in test/privacy/privacy.test.ts`);
 			if (prop.primary && prop.autoincrement) continue;
 			names.push(`"${prop.fieldNames[0]}"`);
 			values.push(prop.name === column.property ? ALICE : placeholder(prop, column));
@@ -170,7 +228,9 @@ async function seedEveryOtherTable(): Promise<void> {
 		try {
 			await sql(`insert into "${column.table}" (${names.join(', ')}) values (${names.map(() => '?').join(', ')})`, values);
 		} catch (error) {
-			assert.fail(`cannot seed ${column.table} generically (${error instanceof Error ? error.message : error}): add it to seed() in test/privacy/privacy.test.ts`);
+			assert.fail(
+				`cannot seed ${column.table} generically (${error instanceof Error ? error.message : error}): add it to seed() in test/privacy/privacy.test.ts`,
+			);
 		}
 	}
 }
@@ -205,18 +265,49 @@ describe('/privacy export', () => {
 		assert.equal(edit.files?.length, 1, 'one attachment');
 		const file = edit.files![0]!;
 		assert.match(file.name, new RegExp(`^haven-data-${ALICE}-\\d{8}\\.json$`));
-		assert.match(edit.body.content, /everything Haven stores about you \(2 check-ins, 1 ghost letter, 1 feedback message, 2 remembered turns, 1 crisis event\)/);
+		assert.match(
+			edit.body.content,
+			/everything Haven stores about you \(2 check-ins, 1 ghost letter, 1 feedback message, 2 remembered turns, 1 crisis event\)/,
+		);
 		exported = JSON.parse(file.data.toString('utf8'));
 
 		assert.equal(exported.format, 'haven-user-data');
 		assert.equal(exported.userId, ALICE);
-		assert.deepEqual(exported.preferences && { country: exported.preferences.country, crisisScreening: exported.preferences.crisisScreening, conversationMemory: exported.preferences.conversationMemory }, { country: 'US', crisisScreening: false, conversationMemory: true });
-		assert.deepEqual(exported.checkIns.map((c: any) => [c.mood, c.intensity, c.note]), [['anxious', 4, 'alice-note exams tomorrow'], ['calm', 2, null]]);
-		assert.deepEqual(exported.ghostLetters.map((l: any) => l.content), ['alice-letter I miss you, grandma']);
-		assert.deepEqual(exported.feedback.map((f: any) => [f.message, f.status, f.public, f.agreedToBeQuoted]), [['alice-feedback Haven helped me', 'approved', true, true]]);
-		assert.deepEqual(exported.conversationMemory.map((m: any) => [m.role, m.content, m.channelId]), [['user', 'alice-memory I could not sleep', channelId], ['assistant', 'That sounds hard.', channelId]]);
+		assert.deepEqual(
+			exported.preferences && {
+				country: exported.preferences.country,
+				crisisScreening: exported.preferences.crisisScreening,
+				conversationMemory: exported.preferences.conversationMemory,
+			},
+			{ country: 'US', crisisScreening: false, conversationMemory: true },
+		);
+		assert.deepEqual(
+			exported.checkIns.map((c: any) => [c.mood, c.intensity, c.note]),
+			[
+				['anxious', 4, 'alice-note exams tomorrow'],
+				['calm', 2, null],
+			],
+		);
+		assert.deepEqual(
+			exported.ghostLetters.map((l: any) => l.content),
+			['alice-letter I miss you, grandma'],
+		);
+		assert.deepEqual(
+			exported.feedback.map((f: any) => [f.message, f.status, f.public, f.agreedToBeQuoted]),
+			[['alice-feedback Haven helped me', 'approved', true, true]],
+		);
+		assert.deepEqual(
+			exported.conversationMemory.map((m: any) => [m.role, m.content, m.channelId]),
+			[
+				['user', 'alice-memory I could not sleep', channelId],
+				['assistant', 'That sounds hard.', channelId],
+			],
+		);
 		assert.equal(exported.conversations.length, 2);
-		assert.deepEqual(exported.crisisEvents.map((c: any) => [c.level, c.details, c.acknowledged, c.resolved, c.categories]), [['high', 'alice-excerpt words of pain', true, true, ['self_harm']]]);
+		assert.deepEqual(
+			exported.crisisEvents.map((c: any) => [c.level, c.details, c.acknowledged, c.resolved, c.categories]),
+			[['high', 'alice-excerpt words of pain', true, true, ['self_harm']]],
+		);
 		assert.equal(exported.other.check_in_reminders?.length, 1);
 		assert.equal(exported.other.check_in_reminders[0].timezone, 'Europe/Paris');
 		assert.equal(exported.other.game_votes?.length, 2);
@@ -224,7 +315,11 @@ describe('/privacy export', () => {
 		assert.equal(typeof exported.other.game_votes[0].round, 'number', 'a reference is exported as its id');
 		assert.equal(exported.other.game_rounds?.length, 1);
 		// resolved_by: the row seedEveryOtherTable made (seed() has no alert Alice resolved).
-		assert.deepEqual(exported.actionsAboutOthers, { 'crisis_events.acknowledged_by': 1, 'crisis_events.resolved_by': 1, 'feedback.reviewer_id': 1 });
+		assert.deepEqual(exported.actionsAboutOthers, {
+			'crisis_events.acknowledged_by': 1,
+			'crisis_events.resolved_by': 1,
+			'feedback.reviewer_id': 1,
+		});
 	});
 
 	test('nothing about other people: no other ids, no other excerpts or texts', () => {
@@ -248,12 +343,15 @@ describe('/privacy delete', () => {
 		assertPrivate(callback.body);
 		assert.match(textOf(callback.body), /Delete everything Haven knows about you\?/);
 		const buttons = buttonsOf(callback.body);
-		assert.deepEqual(buttons.map((b) => b.label), ['Delete everything', 'Cancel']);
+		assert.deepEqual(
+			buttons.map((b) => b.label),
+			['Delete everything', 'Cancel'],
+		);
 		confirmId = buttons[0]!.custom_id!;
 		const parsed = parseDeleteButton(confirmId)!;
 		assert.equal(parsed.userId, ALICE);
 		assert.ok(parsed.expiresAt > Date.now() && parsed.expiresAt <= Date.now() + 2 * 60_000 + 1_000);
-		assert.ok(await aliceRows() > 10);
+		assert.ok((await aliceRows()) > 10);
 	});
 
 	test('someone else pressing the button is refused and nothing changes', async () => {
@@ -280,7 +378,10 @@ describe('/privacy delete', () => {
 	});
 
 	test('confirmed: no row in any table references the person; counts survive anonymously; others keep their data', async () => {
-		const totals = async () => (await sql<{ t: string; n: number }>(`select 'crisis' as t, count(*)::int as n from crisis_events union all select 'conversations', count(*)::int from conversations`));
+		const totals = async () =>
+			await sql<{ t: string; n: number }>(
+				`select 'crisis' as t, count(*)::int as n from crisis_events union all select 'conversations', count(*)::int from conversations`,
+			);
 		const beforeTotals = await totals();
 		const testimonialsBefore = (await (await fetch(`${world.haven.url}/v1/testimonials`)).json()) as { message: string }[];
 		assert.ok(testimonialsBefore.some((t) => t.message.startsWith('alice-feedback')));
@@ -294,17 +395,22 @@ describe('/privacy delete', () => {
 		const columns = userColumns(world.haven.db.orm.getMetadata());
 		assert.ok(columns.length >= 13);
 		for (const column of columns) {
-			const [{ count }] = await sql<{ count: number }>(`select count(*)::int as count from "${column.table}" where "${column.column}" = ?`, [ALICE]);
+			const [{ count }] = await sql<{ count: number }>(`select count(*)::int as count from "${column.table}" where "${column.column}" = ?`, [
+				ALICE,
+			]);
 			assert.equal(count, 0, `${column.table}.${column.column} still references the person`);
 		}
 		// 2. Belt and braces: the id in no text, json or array column of any table at all.
 		const textual = await sql<{ table_name: string; column_name: string }>(
 			`select table_name, column_name from information_schema.columns
-			 where table_schema = 'public' and data_type in ('character varying', 'text', 'json', 'jsonb', 'ARRAY', 'character')`
+			 where table_schema = 'public' and data_type in ('character varying', 'text', 'json', 'jsonb', 'ARRAY', 'character')`,
 		);
 		assert.ok(textual.length > 20);
 		for (const { table_name, column_name } of textual) {
-			const [{ count }] = await sql<{ count: number }>(`select count(*)::int as count from "${table_name}" where "${column_name}"::text like ?`, [`%${ALICE}%`]);
+			const [{ count }] = await sql<{ count: number }>(
+				`select count(*)::int as count from "${table_name}" where "${column_name}"::text like ?`,
+				[`%${ALICE}%`],
+			);
 			assert.equal(count, 0, `${table_name}.${column_name} mentions the person`);
 		}
 		// 3. What counts survives: the counters exactly, and anonymous rows for per-server counts.
@@ -322,7 +428,11 @@ describe('/privacy delete', () => {
 		assert.ok(bobEvent.acknowledgedAt, 'the alert stays acknowledged');
 		const bobFeedback = (await bob.find(Feedback, { userId: BOB }))[0]!;
 		assert.equal(bobFeedback.reviewerId, null);
-		assert.deepEqual(await sql('select user_id, choice from game_votes order by user_id'), [{ user_id: BOB, choice: 1 }], "Bob's vote in his own round stays");
+		assert.deepEqual(
+			await sql('select user_id, choice from game_votes order by user_id'),
+			[{ user_id: BOB, choice: 1 }],
+			"Bob's vote in his own round stays",
+		);
 		assert.deepEqual(await sql('select country from users where id = ?', [BOB]), [{ country: 'DE' }]);
 		// 5. The public testimonial is gone with it.
 		const testimonialsAfter = (await (await fetch(`${world.haven.url}/v1/testimonials`)).json()) as { message: string }[];

@@ -37,7 +37,9 @@ const sql = <T = any>(query: string, params: unknown[] = []) => world.haven.db.o
 
 /** Row counts of every table and the counters: what "changes nothing" compares. */
 async function snapshot(): Promise<unknown> {
-	const tables = await sql<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`);
+	const tables = await sql<{ table_name: string }>(
+		`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`,
+	);
 	const counts: Record<string, number> = {};
 	for (const { table_name } of tables) counts[table_name] = (await sql<{ n: number }>(`select count(*)::int as n from "${table_name}"`))[0]!.n;
 	return {
@@ -45,7 +47,7 @@ async function snapshot(): Promise<unknown> {
 		counters: await sql('select name, value from stat_counters order by name'),
 		details: await sql('select count(details)::int as details, count(user_id)::int as users from crisis_events'),
 		conversationUsers: await sql('select count(user_id)::int as n from conversations'),
-		guildIds: await sql('select count(guild_id)::int as n from mood_check_ins')
+		guildIds: await sql('select count(guild_id)::int as n from mood_check_ins'),
 	};
 }
 
@@ -59,7 +61,7 @@ function cliDatabaseUrl(): string {
 async function haven(...args: string[]): Promise<string> {
 	const { stdout } = await run(process.execPath, ['src/cli/haven.ts', ...args], {
 		env: { ...process.env, ...world.env, DATABASE_URL: cliDatabaseUrl(), TOKEN: '', LOG_LEVEL: 'error' } as NodeJS.ProcessEnv,
-		cwd: new URL('../../', import.meta.url)
+		cwd: new URL('../../', import.meta.url),
 	});
 	return stdout;
 }
@@ -67,7 +69,7 @@ async function haven(...args: string[]): Promise<string> {
 before(async () => {
 	world = await startBotWorld({
 		fake: { guilds: [{ name: 'Stay' }, { name: 'Leaving' }, { name: 'Comes back' }] },
-		env: { ENCRYPTION_KEY: 'd4'.repeat(32), PURGE_INTERVAL_MS: '0' }
+		env: { ENCRYPTION_KEY: 'd4'.repeat(32), PURGE_INTERVAL_MS: '0' },
 	});
 	[stay, leaving, back] = world.fake.guilds.ids as [string, string, string];
 });
@@ -79,17 +81,47 @@ after(async () => {
 async function seedRows(): Promise<void> {
 	const e = em();
 	// Crisis events: one past the 30 days, one recent.
-	e.create(CrisisEvent, { userId: USER, guildId: stay, level: 'high', categories: ['self_harm'], trigger: 'mention', details: 'old excerpt', createdAt: at(-31 * DAY) });
-	e.create(CrisisEvent, { userId: USER, guildId: stay, level: 'concern', categories: [], trigger: 'mention', details: 'recent excerpt', createdAt: at(-1 * DAY) });
+	e.create(CrisisEvent, {
+		userId: USER,
+		guildId: stay,
+		level: 'high',
+		categories: ['self_harm'],
+		trigger: 'mention',
+		details: 'old excerpt',
+		createdAt: at(-31 * DAY),
+	});
+	e.create(CrisisEvent, {
+		userId: USER,
+		guildId: stay,
+		level: 'concern',
+		categories: [],
+		trigger: 'mention',
+		details: 'recent excerpt',
+		createdAt: at(-1 * DAY),
+	});
 	e.create(MoodCheckIn, { userId: USER, guildId: stay, mood: 'sad', intensity: 2, note: 'a year ago', createdAt: at(-400 * DAY) });
 	e.create(MoodCheckIn, { userId: USER, guildId: stay, mood: 'okay', intensity: 3, note: 'last week', createdAt: at(-7 * DAY) });
 	e.create(GhostLetter, { userId: USER, content: 'old letter', createdAt: at(-100 * DAY) });
 	e.create(GhostLetter, { userId: USER, content: 'new letter', createdAt: at(-5 * DAY) });
 	e.create(Conversation, { userId: USER, guildId: stay, source: 'discord', createdAt: at(-40 * DAY) });
 	e.create(Conversation, { userId: USER, guildId: stay, source: 'discord', createdAt: at(-2 * DAY) });
-	e.create(Feedback, { userId: USER, message: 'rejected long ago', source: 'api', status: 'rejected', reviewedAt: at(-100 * DAY), createdAt: at(-101 * DAY) });
+	e.create(Feedback, {
+		userId: USER,
+		message: 'rejected long ago',
+		source: 'api',
+		status: 'rejected',
+		reviewedAt: at(-100 * DAY),
+		createdAt: at(-101 * DAY),
+	});
 	e.create(Feedback, { userId: OTHER, message: 'rejected lately', source: 'api', status: 'rejected', reviewedAt: at(-3 * DAY) });
-	e.create(Feedback, { userId: OTHER, message: 'approved long ago', source: 'api', status: 'approved', reviewedAt: at(-300 * DAY), createdAt: at(-300 * DAY) });
+	e.create(Feedback, {
+		userId: OTHER,
+		message: 'approved long ago',
+		source: 'api',
+		status: 'approved',
+		reviewedAt: at(-300 * DAY),
+		createdAt: at(-300 * DAY),
+	});
 	const oldRound = e.create(GameRound, { kind: 'trivia', guildId: stay, startedBy: USER, content: {}, createdAt: at(-40 * DAY) });
 	e.create(GameRound, { kind: 'trivia', guildId: stay, startedBy: USER, content: {}, createdAt: at(-1 * DAY) });
 	await e.flush();
@@ -127,15 +159,24 @@ describe('purge with an injected clock', () => {
 		assert.deepEqual((await sql('select content from memory_turns')).length, 1, 'only the turn that has not expired');
 		assert.deepEqual(await sql('select level, user_id, details from crisis_events order by created_at'), [
 			{ level: 'high', user_id: null, details: null },
-			{ level: 'concern', user_id: USER, details: (await sql('select details from crisis_events where level = ?', ['concern']))[0].details }
+			{ level: 'concern', user_id: USER, details: (await sql('select details from crisis_events where level = ?', ['concern']))[0].details },
 		]);
 		const recent = await em().find(CrisisEvent, { level: 'concern' });
 		assert.equal(recent[0]!.details, 'recent excerpt', 'a recent excerpt stays (and decrypts)');
 		assert.equal((await sql<{ n: number }>('select count(*)::int as n from crisis_events'))[0]!.n, events, 'events still count');
-		assert.deepEqual((await em().find(MoodCheckIn, { userId: USER })).map((c) => c.note), ['last week']);
-		assert.deepEqual((await em().find(GhostLetter, { userId: USER })).map((l) => l.content), ['new letter']);
+		assert.deepEqual(
+			(await em().find(MoodCheckIn, { userId: USER })).map((c) => c.note),
+			['last week'],
+		);
+		assert.deepEqual(
+			(await em().find(GhostLetter, { userId: USER })).map((l) => l.content),
+			['new letter'],
+		);
 		assert.deepEqual(await sql('select user_id from conversations order by created_at'), [{ user_id: null }, { user_id: USER }]);
-		assert.deepEqual((await em().find(Feedback, {}, { orderBy: { id: 'asc' } })).map((f) => f.message), ['rejected lately', 'approved long ago']);
+		assert.deepEqual(
+			(await em().find(Feedback, {}, { orderBy: { id: 'asc' } })).map((f) => f.message),
+			['rejected lately', 'approved long ago'],
+		);
 		assert.equal((await sql('select id from game_rounds')).length, 1);
 		assert.deepEqual(await sql('select * from game_votes'), [], "the old round's votes went with it");
 		assert.deepEqual(await sql('select name, value from stat_counters order by name'), counters, 'counters never go down');
@@ -155,7 +196,8 @@ describe('servers Haven has left', () => {
 			e.create(GameRound, { kind: 'wyr', guildId, startedBy: OTHER, content: {} });
 			await e.flush();
 		}
-		const leftAt = async (id: string) => (await sql<{ left_at: Date | null }>('select left_at from guilds where id = ?', [id]))[0]?.left_at ?? null;
+		const leftAt = async (id: string) =>
+			(await sql<{ left_at: Date | null }>('select left_at from guilds where id = ?', [id]))[0]?.left_at ?? null;
 		// Haven is removed from two servers; one adds it back.
 		world.fake.dispatch('GUILD_DELETE', { id: leaving }, 0);
 		world.fake.dispatch('GUILD_DELETE', { id: back }, 0);
@@ -172,7 +214,7 @@ describe('servers Haven has left', () => {
 		crisis: (await sql('select id from crisis_events where guild_id = ?', [guildId])).length,
 		conversations: (await sql('select id from conversations where guild_id = ?', [guildId])).length,
 		games: (await sql('select id from game_rounds where guild_id = ?', [guildId])).length,
-		checkIns: (await sql('select id from mood_check_ins where guild_id = ?', [guildId])).length
+		checkIns: (await sql('select id from mood_check_ins where guild_id = ?', [guildId])).length,
 	});
 
 	test('within the grace period nothing goes', async () => {
@@ -232,7 +274,7 @@ describe('the scheduler', () => {
 			intervalMs: 30,
 			firstRunMs: 0,
 			now: () => clock,
-			log: { info: () => void runs++, debug: () => void runs++, warn: (m) => assert.fail(m) }
+			log: { info: () => void runs++, debug: () => void runs++, warn: (m) => assert.fail(m) },
 		});
 		const report = await scheduler.runNow();
 		assert.equal(report?.now, clock.toISOString(), 'the injected clock');
@@ -246,7 +288,11 @@ describe('the scheduler', () => {
 
 	test('started on boot (PURGE_INTERVAL_MS) and stopped on shutdown', async () => {
 		await world.restart({ PURGE_INTERVAL_MS: '200' });
-		await rememberTurn(em(), { userId: USER, channelId: '99999999999999999', role: 'user', content: 'expired at boot' }, { now: new Date(Date.now() - 25 * HOUR) });
+		await rememberTurn(
+			em(),
+			{ userId: USER, channelId: '99999999999999999', role: 'user', content: 'expired at boot' },
+			{ now: new Date(Date.now() - 25 * HOUR) },
+		);
 		const left = async () => (await sql('select id from memory_turns where channel_id = ?', ['99999999999999999'])).length;
 		assert.equal(await left(), 1);
 		for (let i = 0; i < 150 && (await left()) > 0; i++) await sleep(20);

@@ -34,8 +34,8 @@ before(async () => {
 			OPENAI_BASE_URL: openai.url,
 			OPENAI_TIMEOUT_MS: String(TIMEOUT_MS),
 			RATE_LIMIT_PER_MINUTE: '100000',
-			RATE_LIMIT_CHAT_PER_MINUTE: '100000'
-		}
+			RATE_LIMIT_CHAT_PER_MINUTE: '100000',
+		},
 	});
 });
 
@@ -58,7 +58,7 @@ const FAULTS: Fault[] = [
 	{ name: 'garbage: invalid JSON', mode: 'garbage', garbage: 'invalid_json', kind: 'failed' },
 	{ name: 'garbage: wrong shape', mode: 'garbage', garbage: 'wrong_shape', kind: 'failed' },
 	{ name: 'garbage: empty content', mode: 'garbage', garbage: 'empty_content', kind: 'failed' },
-	{ name: 'rate-limited (429, long retry-after)', mode: 'rate_limit', kind: 'rate_limited' }
+	{ name: 'rate-limited (429, long retry-after)', mode: 'rate_limit', kind: 'rate_limited' },
 ];
 
 function inject(fault: Fault): void {
@@ -74,7 +74,7 @@ async function chat(message: string): Promise<{ status: number; body: any; ms: n
 	const response = await fetch(`${world.haven.url}/v1/chat`, {
 		method: 'POST',
 		headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
-		body: JSON.stringify({ message })
+		body: JSON.stringify({ message }),
 	});
 	const body = await response.json();
 	return { status: response.status, body, ms: performance.now() - started };
@@ -117,17 +117,18 @@ describe('the AI provider failing, every way, on every surface', () => {
 			assert.equal(dmMessages(bob).length, 1, 'the resources only');
 			assert.ok(dmMessages(bob)[0]!.length > 50);
 
-			for (const request of world.fake.requests) assert.ok(!JSON.stringify(request.body ?? '').includes('SECRET'), 'no provider text on Discord');
+			for (const request of world.fake.requests)
+				assert.ok(!JSON.stringify(request.body ?? '').includes('SECRET'), 'no provider text on Discord');
 			assert.ok(!JSON.stringify([plain.body, crisis.body]).includes('SECRET') && !JSON.stringify(crisis.body).includes(FAKE_SECRET));
 		});
 	}
 
-	test('slow past Discord\'s 3 s: /crisis with words answers at once with resources; the AI follow-up never comes', async () => {
+	test("slow past Discord's 3 s: /crisis with words answers at once with resources; the AI follow-up never comes", async () => {
 		inject(FAULTS[1]!);
 		const command = once(safetyOutcomes, 'command', { signal: AbortSignal.timeout(15_000) });
 		const started = performance.now();
 		const { callback, ix } = await slash(world.fake, { name: 'crisis', userId: someone(), options: { message: CRISIS } }, 3_000);
-		assert.ok(performance.now() - started < 3_000, 'answered within Discord\'s 3 s');
+		assert.ok(performance.now() - started < 3_000, "answered within Discord's 3 s");
 		assert.ok(textOf(callback.body).length > 50, 'resources first');
 		await command;
 		assert.equal(ix.requests().filter((r) => r.method === 'POST' && r.path.startsWith('/webhooks/')).length, 0, 'no AI follow-up');

@@ -48,11 +48,12 @@ before(async () => {
 			STATS_CACHE_MS: '0',
 			RATE_LIMIT_PER_MINUTE: '100000',
 			RATE_LIMIT_CHAT_PER_MINUTE: '100000',
-			RATE_LIMIT_FEEDBACK_PER_MINUTE: '100000'
-		}
+			RATE_LIMIT_FEEDBACK_PER_MINUTE: '100000',
+		},
 	});
 	// The outage is expected here: keep its log lines for assertions instead of the console.
-	for (const level of ['error', 'warn'] as const) container.logger[level] = (...values: unknown[]) => void logged.push(values.map(String).join(' '));
+	for (const level of ['error', 'warn'] as const)
+		container.logger[level] = (...values: unknown[]) => void logged.push(values.map(String).join(' '));
 });
 
 after(async () => {
@@ -82,7 +83,7 @@ async function sendFeedback(message: string): Promise<number> {
 	const reply = await timed('/v1/feedback', {
 		method: 'POST',
 		headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
-		body: JSON.stringify({ userId: someone(), message })
+		body: JSON.stringify({ userId: someone(), message }),
 	});
 	if (reply.status === 202) accepted.add(message);
 	return reply.status;
@@ -115,16 +116,24 @@ describe('PostgreSQL stops and comes back', () => {
 		const chat = await timed('/v1/chat', {
 			method: 'POST',
 			headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
-			body: JSON.stringify({ message: 'Just wanted to say hello' })
+			body: JSON.stringify({ message: 'Just wanted to say hello' }),
 		});
 		assert.equal(chat.status, 200, 'chat only counts the conversation, best effort');
 		assert.equal(await dbUp(), 0);
-		assert.equal(logged.filter((line) => line.startsWith('The database is unavailable')).length, 1, 'one note for the outage, not one per request');
+		assert.equal(
+			logged.filter((line) => line.startsWith('The database is unavailable')).length,
+			1,
+			'one note for the outage, not one per request',
+		);
 	});
 
 	test('while it is down: commands that need it answer kindly; crisis resources still go out', async () => {
 		sent.add('a note while the database is down');
-		const feedback = await slash(world.fake, { name: 'feedback', userId: someone(), options: { message: 'a note while the database is down' } }, 6_000);
+		const feedback = await slash(
+			world.fake,
+			{ name: 'feedback', userId: someone(), options: { message: 'a note while the database is down' } },
+			6_000,
+		);
 		const replied = feedback.callback.body.data?.content ?? (await feedback.ix.edit(6_000)).body.content;
 		assert.equal(replied, DATABASE_UNAVAILABLE_REPLY);
 		const preferences = await slash(world.fake, { name: 'preferences', userId: someone(), options: { screening: true } }, 6_000);
@@ -153,7 +162,11 @@ describe('PostgreSQL stops and comes back', () => {
 		assert.equal((await timed('/v1/stats')).status, 200);
 		assert.equal(await sendFeedback('after the outage'), 202);
 		sent.add('a note after the database came back');
-		const { callback, ix } = await slash(world.fake, { name: 'feedback', userId: someone(), options: { message: 'a note after the database came back' } }, 6_000);
+		const { callback, ix } = await slash(
+			world.fake,
+			{ name: 'feedback', userId: someone(), options: { message: 'a note after the database came back' } },
+			6_000,
+		);
 		const text = callback.body.data?.content ?? (await ix.edit(6_000)).body.content;
 		assert.notEqual(text, DATABASE_UNAVAILABLE_REPLY);
 		accepted.add('a note after the database came back');
@@ -188,7 +201,11 @@ describe('PostgreSQL stops and comes back', () => {
 		running = false;
 		await Promise.all(workers);
 
-		assert.deepEqual([...statuses.keys()].filter((status) => status !== 202 && status !== 503), [], `statuses: ${JSON.stringify([...statuses])}`);
+		assert.deepEqual(
+			[...statuses.keys()].filter((status) => status !== 202 && status !== 503),
+			[],
+			`statuses: ${JSON.stringify([...statuses])}`,
+		);
 		assert.ok((statuses.get(503) ?? 0) > 0, 'some were refused while it was down');
 		const stored = await storedFeedback();
 		const storedSet = new Set(stored);

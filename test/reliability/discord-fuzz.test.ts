@@ -55,21 +55,31 @@ const piece = fc.oneof(
 		'\\@everyone',
 		'@ everyone',
 		'<script>alert(1)</script>',
-		'\n\n\n'
+		'\n\n\n',
 	),
 	fc.string({ unit: 'grapheme', maxLength: 40 }),
-	fc.string({ unit: 'binary', maxLength: 20 }).map((value) => value.replace(/\u0000/g, ''))
+	fc.string({ unit: 'binary', maxLength: 20 }).map((value) => value.replaceAll('\u0000', '')),
 );
 const content = fc.oneof(
 	{ weight: 4, arbitrary: fc.array(piece, { minLength: 1, maxLength: 8 }).map((parts) => parts.join(' ')) },
-	{ weight: 1, arbitrary: fc.tuple(piece, fc.integer({ min: 100, max: 1900 })).map(([part, n]) => (part || 'x').repeat(Math.ceil(n / Math.max(1, (part || 'x').length))).slice(0, n)) }
+	{
+		weight: 1,
+		arbitrary: fc
+			.tuple(piece, fc.integer({ min: 100, max: 1900 }))
+			.map(([part, n]) => (part || 'x').repeat(Math.ceil(n / Math.max(1, (part || 'x').length))).slice(0, n)),
+	},
 );
 
 /** The bot's messages and interaction answers since `from`. */
 function answers(from: number): RecordedRequest[] {
 	return world.fake.requests
 		.slice(from)
-		.filter((r) => (r.method === 'POST' && /^\/channels\/\d+\/messages$/.test(r.path)) || r.path.startsWith('/interactions/') || r.path.startsWith('/webhooks/'));
+		.filter(
+			(r) =>
+				(r.method === 'POST' && /^\/channels\/\d+\/messages$/.test(r.path)) ||
+				r.path.startsWith('/interactions/') ||
+				r.path.startsWith('/webhooks/'),
+		);
 }
 
 function checkAnswer(request: RecordedRequest, input: string): void {
@@ -92,13 +102,15 @@ describe('hostile input through Discord', () => {
 				const from = world.fake.requests.length;
 				const author = someone();
 				const done = once(safetyOutcomes, 'message', { signal: AbortSignal.timeout(10_000) });
-				world.fake.sendMessage(inGuild ? { authorId: author, guildId, mentionsBot: true, content: text } : { authorId: author, dm: true, content: text });
+				world.fake.sendMessage(
+					inGuild ? { authorId: author, guildId, mentionsBot: true, content: text } : { authorId: author, dm: true, content: text },
+				);
 				await done;
 				const sent = answers(from);
 				assert.ok(sent.length >= 1, `no answer to ${JSON.stringify(text.slice(0, 80))}`);
 				for (const request of sent) checkAnswer(request, text);
 			}),
-			{ seed: SEED, numRuns: 150 }
+			{ seed: SEED, numRuns: 150 },
 		);
 	});
 
@@ -114,7 +126,7 @@ describe('hostile input through Discord', () => {
 				if (name === 'crisis') await once(safetyOutcomes, 'command', { signal: AbortSignal.timeout(10_000) });
 				for (const request of answers(from)) checkAnswer(request, text);
 			}),
-			{ seed: SEED + 1, numRuns: 100 }
+			{ seed: SEED + 1, numRuns: 100 },
 		);
 	});
 

@@ -36,7 +36,7 @@ before(async () => {
 		RATE_LIMIT_PER_MINUTE: '1000000',
 		RATE_LIMIT_CHAT_PER_MINUTE: '1000000',
 		RATE_LIMIT_FEEDBACK_PER_MINUTE: '1000000',
-		LOG_LEVEL: 'info'
+		LOG_LEVEL: 'info',
 	});
 	// As root, the embedded PostgreSQL runs as `postgres`, which must pass through DATA_DIR (mkdtemp makes it 0700).
 	chmodSync(env.DATA_DIR!, 0o711);
@@ -64,7 +64,8 @@ async function serverRss(): Promise<number> {
 /** Large buffers are shown by size and start in counterexamples, not byte by byte. */
 function shown(buffer: Buffer): Buffer {
 	return Object.assign(buffer, {
-		[fc.toStringMethod]: () => `<${buffer.length} bytes: ${JSON.stringify(buffer.subarray(0, 60).toString('latin1'))}${buffer.length > 60 ? '...' : ''}>`
+		[fc.toStringMethod]: () =>
+			`<${buffer.length} bytes: ${JSON.stringify(buffer.subarray(0, 60).toString('latin1'))}${buffer.length > 60 ? '...' : ''}>`,
 	});
 }
 
@@ -223,25 +224,42 @@ const unicodeEdge = fc.constantFrom(
 	"'; drop table feedback; --",
 	'@everyone <@123456789012345678>',
 	'%00%0d%0a',
-	'\\u0000'
+	'\\u0000',
 );
 const text = fc.oneof(
 	fc.string({ unit: 'binary', maxLength: 60 }),
 	fc.string({ unit: 'grapheme', maxLength: 60 }),
 	fc.array(unicodeEdge, { maxLength: 6 }).map((parts) => parts.join('')),
 	fc.tuple(fc.constantFrom('a', ' ', 'é', '\u{1F600}'), fc.integer({ min: 1990, max: 2010 })).map(([unit, n]) => unit.repeat(n)),
-	fc.string({ unit: 'grapheme-ascii', minLength: 3, maxLength: 40 })
+	fc.string({ unit: 'grapheme-ascii', minLength: 3, maxLength: 40 }),
 );
 const snowflakeish = fc.oneof(
 	fc.bigInt({ min: 10n ** 16n, max: 2n ** 64n + 5n }).map(String),
-	fc.constantFrom('0', '012345678901234567', '18446744073709551615', '18446744073709551616', '99999999999999999999', '１２３４５６７８９０１２３４５６７８'),
-	fc.string({ unit: 'grapheme-ascii', maxLength: 22 })
+	fc.constantFrom(
+		'0',
+		'012345678901234567',
+		'18446744073709551615',
+		'18446744073709551616',
+		'99999999999999999999',
+		'１２３４５６７８９０１２３４５６７８',
+	),
+	fc.string({ unit: 'grapheme-ascii', maxLength: 22 }),
 );
-const anyValue: fc.Arbitrary<unknown> = fc.oneof(text, snowflakeish, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 3 }));
+const anyValue: fc.Arbitrary<unknown> = fc.oneof(
+	text,
+	snowflakeish,
+	fc.integer(),
+	fc.double(),
+	fc.boolean(),
+	fc.constant(null),
+	fc.jsonValue({ maxDepth: 3 }),
+);
 const objectBody = fc
 	.record({ message: anyValue, userId: anyValue, extra: anyValue }, { requiredKeys: [] })
 	.map((value) => shown(Buffer.from(JSON.stringify(value))));
-const validFeedback = fc.record({ userId: fc.bigInt({ min: 10n ** 16n, max: 2n ** 63n }).map(String), message: text }).map((value) => shown(Buffer.from(JSON.stringify(value))));
+const validFeedback = fc
+	.record({ userId: fc.bigInt({ min: 10n ** 16n, max: 2n ** 63n }).map(String), message: text })
+	.map((value) => shown(Buffer.from(JSON.stringify(value))));
 const jsonBody = fc.jsonValue({ maxDepth: 5 }).map((value) => shown(Buffer.from(JSON.stringify(value) ?? 'null')));
 const brokenJson = fc.oneof(
 	fc.string({ unit: 'binary-ascii', maxLength: 80 }).map((value) => Buffer.from(value, 'latin1')),
@@ -250,10 +268,33 @@ const brokenJson = fc.oneof(
 		const full = JSON.stringify({ message: value });
 		return Buffer.from(full.slice(0, cut % Math.max(1, full.length)));
 	}),
-	fc.constantFrom('{"message": "a", "message": 5}', '\ufeff{"message":"bom"}', '{"message":"\\ud800"}', '{"__proto__":{"message":"x"}}', '{"message":"x"}garbage', '{"message":"x",}', "{'message':'x'}", 'NaN', '[]', '""').map((value) => Buffer.from(value)),
-	fc.constantFrom(Buffer.from([0xc0, 0xaf]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xff, 0xfe, 0x7b, 0x00]), Buffer.from('{"message":"\xe9"}', 'latin1'))
+	fc
+		.constantFrom(
+			'{"message": "a", "message": 5}',
+			'\ufeff{"message":"bom"}',
+			'{"message":"\\ud800"}',
+			'{"__proto__":{"message":"x"}}',
+			'{"message":"x"}garbage',
+			'{"message":"x",}',
+			"{'message':'x'}",
+			'NaN',
+			'[]',
+			'""',
+		)
+		.map((value) => Buffer.from(value)),
+	fc.constantFrom(
+		Buffer.from([0xc0, 0xaf]),
+		Buffer.from([0xed, 0xa0, 0x80]),
+		Buffer.from([0xff, 0xfe, 0x7b, 0x00]),
+		Buffer.from('{"message":"\xe9"}', 'latin1'),
+	),
 );
-const anyBody = fc.oneof({ weight: 3, arbitrary: objectBody }, { weight: 2, arbitrary: validFeedback }, { weight: 2, arbitrary: jsonBody }, { weight: 3, arbitrary: brokenJson });
+const anyBody = fc.oneof(
+	{ weight: 3, arbitrary: objectBody },
+	{ weight: 2, arbitrary: validFeedback },
+	{ weight: 2, arbitrary: jsonBody },
+	{ weight: 3, arbitrary: brokenJson },
+);
 
 const json = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
@@ -266,7 +307,7 @@ describe('fuzzing the HTTP API', () => {
 				const c = { method: 'POST', path: `/v1/${route}`, headers: json, body, chunked: chunked ? 7 : undefined };
 				checkAnswer(c, await send(c), expectedFor(route, body));
 			}),
-			{ seed: SEED, numRuns: 1200 }
+			{ seed: SEED, numRuns: 1200 },
 		);
 	});
 
@@ -281,32 +322,51 @@ describe('fuzzing the HTTP API', () => {
 			fc.constant(`Bearer ${TOKEN} ${TOKEN}`),
 			fc.constant('Bearer'),
 			fc.constant(`Bearer ${'A'.repeat(8000)}`),
-			fc.string({ unit: 'grapheme-ascii', maxLength: 50 }).map((value) => value.replace(/[\r\n]/g, ''))
+			fc.string({ unit: 'grapheme-ascii', maxLength: 50 }).map((value) => value.replace(/[\r\n]/g, '')),
 		);
 		const contentType = fc.oneof(
 			fc.constant(undefined),
-			fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.haven+json', 'application/json;charset=latin1'),
+			fc.constantFrom(
+				'application/json',
+				'application/json; charset=utf-8',
+				'APPLICATION/JSON',
+				'application/vnd.haven+json',
+				'application/json;charset=latin1',
+			),
 			fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', 'json', ''),
-			fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).map((value) => value.replace(/[\r\n]/g, ''))
+			fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).map((value) => value.replace(/[\r\n]/g, '')),
 		);
 		const encoding = fc.constantFrom(undefined, 'identity', 'gzip', 'br', 'IDENTITY');
 		await fc.assert(
-			fc.asyncProperty(fc.constantFrom('chat' as const, 'feedback' as const), authorization, contentType, encoding, async (route, auth, type, enc) => {
-				const headers: Record<string, string> = {};
-				if (auth !== undefined) headers.authorization = auth;
-				if (type !== undefined) headers['content-type'] = type;
-				if (enc !== undefined) headers['content-encoding'] = enc;
-				const body = Buffer.from(JSON.stringify({ userId: '123456789012345678', message: 'fuzzed but fine' }));
-				const c = { method: 'POST', path: `/v1/${route}`, headers, body };
-				const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth ?? '');
-				const media = (type ?? '').split(';', 1)[0]!.trim().toLowerCase();
-				const isJson = media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
-				const expected = match?.[1] !== TOKEN ? 401 : !isJson || (enc !== undefined && enc.toLowerCase() !== 'identity') ? 415 : route === 'chat' ? 200 : 202;
-				const answer = await send(c);
-				checkAnswer(c, answer, expected);
-				if (expected === 401) assert.equal(answer.headers['www-authenticate'], 'Bearer realm="haven"');
-			}),
-			{ seed: SEED + 1, numRuns: 500 }
+			fc.asyncProperty(
+				fc.constantFrom('chat' as const, 'feedback' as const),
+				authorization,
+				contentType,
+				encoding,
+				async (route, auth, type, enc) => {
+					const headers: Record<string, string> = {};
+					if (auth !== undefined) headers.authorization = auth;
+					if (type !== undefined) headers['content-type'] = type;
+					if (enc !== undefined) headers['content-encoding'] = enc;
+					const body = Buffer.from(JSON.stringify({ userId: '123456789012345678', message: 'fuzzed but fine' }));
+					const c = { method: 'POST', path: `/v1/${route}`, headers, body };
+					const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth ?? '');
+					const media = (type ?? '').split(';', 1)[0]!.trim().toLowerCase();
+					const isJson = media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
+					const expected =
+						match?.[1] !== TOKEN
+							? 401
+							: !isJson || (enc !== undefined && enc.toLowerCase() !== 'identity')
+								? 415
+								: route === 'chat'
+									? 200
+									: 202;
+					const answer = await send(c);
+					checkAnswer(c, answer, expected);
+					if (expected === 401) assert.equal(answer.headers['www-authenticate'], 'Bearer realm="haven"');
+				},
+			),
+			{ seed: SEED + 1, numRuns: 500 },
 		);
 	});
 
@@ -319,46 +379,101 @@ describe('fuzzing the HTTP API', () => {
 			fc.integer({ min: MAX_BODY + 1, max: 2 * 1024 * 1024 }).map((size) => shown(Buffer.alloc(size, 0x20))),
 			fc.integer({ min: 100, max: 9000 }).map((depth) => shown(Buffer.from(`${'['.repeat(depth)}${']'.repeat(depth)}`))),
 			fc.integer({ min: 100, max: 5000 }).map((depth) => shown(Buffer.from(`{"message":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`))),
-			fc.integer({ min: 1, max: 2000 }).map((n) => shown(Buffer.from(JSON.stringify({ message: 'ok', userId: '123456789012345678', more: Array.from({ length: n }, (_, i) => i) }))))
+			fc
+				.integer({ min: 1, max: 2000 })
+				.map((n) =>
+					shown(Buffer.from(JSON.stringify({ message: 'ok', userId: '123456789012345678', more: Array.from({ length: n }, (_, i) => i) }))),
+				),
 		);
 		await fc.assert(
-			fc.asyncProperty(fc.constantFrom('chat' as const, 'feedback' as const), sized, fc.constantFrom(undefined, 1, 100, 4096), async (route, body, chunked) => {
-				const c = { method: 'POST', path: `/v1/${route}`, headers: json, body, chunked };
-				const expected = expectedFor(route, body);
-				const answer = await send(c).catch((error: NodeJS.ErrnoException) => {
-					// Past the cap the server answers 413 and closes while a large body is still being written: the client
-					// may see the closed connection (EPIPE/ECONNRESET) before it reads the 413. That is the cap working.
-					if (expected === 413 && (error.code === 'EPIPE' || error.code === 'ECONNRESET')) return undefined;
-					throw error;
-				});
-				if (answer) checkAnswer(c, answer, expected);
-				else tally.cutOff++;
-			}),
-			{ seed: SEED + 2, numRuns: 200 }
+			fc.asyncProperty(
+				fc.constantFrom('chat' as const, 'feedback' as const),
+				sized,
+				fc.constantFrom(undefined, 1, 100, 4096),
+				async (route, body, chunked) => {
+					const c = { method: 'POST', path: `/v1/${route}`, headers: json, body, chunked };
+					const expected = expectedFor(route, body);
+					const answer = await send(c).catch((error: NodeJS.ErrnoException) => {
+						// Past the cap the server answers 413 and closes while a large body is still being written: the client
+						// may see the closed connection (EPIPE/ECONNRESET) before it reads the 413. That is the cap working.
+						if (expected === 413 && (error.code === 'EPIPE' || error.code === 'ECONNRESET')) return undefined;
+						throw error;
+					});
+					if (answer) checkAnswer(c, answer, expected);
+					else tally.cutOff++;
+				},
+			),
+			{ seed: SEED + 2, numRuns: 200 },
 		);
 	});
 
 	test('method and path noise: 404 or 405 as JSON, never a 5xx', async () => {
-		const method = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND', 'SEARCH', 'M-SEARCH', 'PURGE');
+		const method = fc.constantFrom(
+			'GET',
+			'HEAD',
+			'POST',
+			'PUT',
+			'PATCH',
+			'DELETE',
+			'OPTIONS',
+			'TRACE',
+			'PROPFIND',
+			'SEARCH',
+			'M-SEARCH',
+			'PURGE',
+		);
 		const segment = fc.oneof(
-			fc.constantFrom('v1', 'v2', 'chat', 'feedback', 'stats', 'status', 'testimonials', 'healthz', 'docs', 'openapi.json', 'metrics', '..', '.', '', '%2e%2e', '%2F', '%00', '%ff', '~', 'swagger-ui.css', 'init.js', '[file]', '%5Bfile%5D'),
+			fc.constantFrom(
+				'v1',
+				'v2',
+				'chat',
+				'feedback',
+				'stats',
+				'status',
+				'testimonials',
+				'healthz',
+				'docs',
+				'openapi.json',
+				'metrics',
+				'..',
+				'.',
+				'',
+				'%2e%2e',
+				'%2F',
+				'%00',
+				'%ff',
+				'~',
+				'swagger-ui.css',
+				'init.js',
+				'[file]',
+				'%5Bfile%5D',
+			),
 			fc.webSegment(),
-			fc.string({ unit: 'grapheme', maxLength: 12 }).map((value) => encodeURIComponent(value))
+			fc.string({ unit: 'grapheme', maxLength: 12 }).map((value) => encodeURIComponent(value)),
 		);
-		const path = fc.tuple(fc.array(segment, { maxLength: 6 }), fc.option(fc.webQueryParameters(), { nil: undefined }), fc.boolean()).map(
-			([segments, query, slash]) => `/${segments.join('/')}${slash ? '/' : ''}${query ? `?${query}` : ''}`
-		);
+		const path = fc
+			.tuple(fc.array(segment, { maxLength: 6 }), fc.option(fc.webQueryParameters(), { nil: undefined }), fc.boolean())
+			.map(([segments, query, slash]) => `/${segments.join('/')}${slash ? '/' : ''}${query ? `?${query}` : ''}`);
 		await fc.assert(
 			fc.asyncProperty(method, path, fc.option(jsonBody, { nil: undefined }), async (verb, target, body) => {
-				const c = { method: verb, path: target, headers: { ...json, origin: 'https://evil.example' }, body: verb === 'GET' || verb === 'HEAD' ? undefined : body };
+				const c = {
+					method: verb,
+					path: target,
+					headers: { ...json, origin: 'https://evil.example' },
+					body: verb === 'GET' || verb === 'HEAD' ? undefined : body,
+				};
 				checkAnswer(c, await send(c), [200, 202, 204, 400, 401, 404, 405, 413, 415]);
 			}),
-			{ seed: SEED + 3, numRuns: 600 }
+			{ seed: SEED + 3, numRuns: 600 },
 		);
 	});
 
 	test('query strings of GET /v1/testimonials: 200 for a whole limit from 1 to 100, else 400', async () => {
-		const limit = fc.oneof(fc.integer({ min: -5, max: 120 }).map(String), fc.constantFrom('', ' 5 ', '0x10', '1e1', '1.5', 'NaN', 'Infinity', '-0', '١٠', '10%00', '%'), fc.string({ maxLength: 8 }));
+		const limit = fc.oneof(
+			fc.integer({ min: -5, max: 120 }).map(String),
+			fc.constantFrom('', ' 5 ', '0x10', '1e1', '1.5', 'NaN', 'Infinity', '-0', '١٠', '10%00', '%'),
+			fc.string({ maxLength: 8 }),
+		);
 		await fc.assert(
 			fc.asyncProperty(limit, fc.webQueryParameters(), async (value, noise) => {
 				const params = new URLSearchParams(noise);
@@ -368,7 +483,7 @@ describe('fuzzing the HTTP API', () => {
 				const n = Number(value);
 				checkAnswer(c, await send(c), Number.isInteger(n) && n >= 1 && n <= 100 ? 200 : 400);
 			}),
-			{ seed: SEED + 4, numRuns: 300 }
+			{ seed: SEED + 4, numRuns: 300 },
 		);
 	});
 
@@ -389,7 +504,7 @@ describe('fuzzing the HTTP API', () => {
 			`Host: a\r\nHost: b`,
 			`X-Forwarded-For: 1.2.3.4\r\nX-Forwarded-For: <script>`,
 			`Authorization: Bearer ${TOKEN}\u00e9`,
-			``
+			``,
 		);
 		const requestLine = fc.constantFrom(
 			'POST /v1/chat HTTP/1.1',
@@ -403,7 +518,7 @@ describe('fuzzing the HTTP API', () => {
 			'P0ST /v1/chat HTTP/1.1',
 			'POST /v1/ch\u0000at HTTP/1.1',
 			'POST /v1/chat',
-			'GET /v1/../../etc/passwd HTTP/1.1'
+			'GET /v1/../../etc/passwd HTTP/1.1',
 		);
 		const framing = fc.constantFrom('length', 'chunked', 'bad-chunk', 'none');
 		await fc.assert(
@@ -425,7 +540,7 @@ describe('fuzzing the HTTP API', () => {
 				assert.ok(answer, `no answer at all to ${JSON.stringify(`${head}${body}`).slice(0, 200)}`);
 				checkAnswer({ method: 'RAW', path: line }, answer, [200, 400, 401, 404, 405, 413, 415, 431]);
 			}),
-			{ seed: SEED + 5, numRuns: 400 }
+			{ seed: SEED + 5, numRuns: 400 },
 		);
 	});
 
@@ -437,7 +552,9 @@ describe('fuzzing the HTTP API', () => {
 		assert.equal(stats.status, 200);
 		const rssAfter = await serverRss();
 		const deltaMb = (rssAfter - rssBefore) / 2 ** 20;
-		t.diagnostic(`fuzz cases: ${tally.cases + tally.cutOff}; 5xx seen: ${tally.serverErrors.length}; statuses: ${JSON.stringify(Object.fromEntries([...tally.byStatus].sort(([a], [b]) => a - b)))}; oversized uploads cut off before the 413 was read: ${tally.cutOff}`);
+		t.diagnostic(
+			`fuzz cases: ${tally.cases + tally.cutOff}; 5xx seen: ${tally.serverErrors.length}; statuses: ${JSON.stringify(Object.fromEntries([...tally.byStatus].sort(([a], [b]) => a - b)))}; oversized uploads cut off before the 413 was read: ${tally.cutOff}`,
+		);
 		t.diagnostic(`server RSS: ${(rssBefore / 2 ** 20).toFixed(0)} MB -> ${(rssAfter / 2 ** 20).toFixed(0)} MB (delta ${deltaMb.toFixed(0)} MB)`);
 		assert.doesNotMatch(haven.output(), /\b(ERROR|Error)\b/, 'nothing failed inside the server');
 		assert.deepEqual(tally.serverErrors, []);

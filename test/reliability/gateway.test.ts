@@ -35,7 +35,6 @@ const someone = () => snowflakeAt(1_497_000_000_000, nextUser++);
 const observed: Status[] = [];
 const interactions: SentInteraction[] = [];
 
-
 /** One GET /v1/status, checked for consistency with its own shards and kept for the final tally. */
 async function status(): Promise<Status> {
 	const response = await fetch(`${base}/v1/status`);
@@ -49,7 +48,8 @@ async function status(): Promise<Status> {
 	return body;
 }
 
-const untilStatus = (check: (s: Status) => boolean, what: string, timeoutMs = 15_000) => until(async () => ((s) => (check(s) ? s : undefined))(await status()), what, timeoutMs, 40);
+const untilStatus = (check: (s: Status) => boolean, what: string, timeoutMs = 15_000) =>
+	until(async () => ((s) => (check(s) ? s : undefined))(await status()), what, timeoutMs, 40);
 
 /** A slash command in a guild on `shard`, tracked for the answered-once check. */
 function command(shard: number): SentInteraction {
@@ -73,7 +73,7 @@ before(async () => {
 		GITHUB_REPO: 'haven-wellbeing/haven',
 		HAVEN_VERSION: 'v0.3.0',
 		API_TOKEN,
-		PORT: String(port)
+		PORT: String(port),
 	});
 	if (env.DATA_DIR) chmodSync(env.DATA_DIR, 0o711);
 });
@@ -99,7 +99,10 @@ describe('gateway faults and /v1/status', () => {
 		haven = await starting;
 		await waitReady(haven.client!);
 		const ok = await untilStatus((s) => s.status === 'ok', 'ok');
-		assert.deepEqual(ok.shards.map((s) => s.state), ['ready', 'ready']);
+		assert.deepEqual(
+			ok.shards.map((s) => s.state),
+			['ready', 'ready'],
+		);
 		assert.equal(total(await scrape(base, API_TOKEN), 'haven_bot_status', { status: 'ok' }), 1);
 	});
 
@@ -139,7 +142,10 @@ describe('gateway faults and /v1/status', () => {
 		const fresh = await untilStatus((s) => s.status === 'ok' && s.shards[0]!.lastReady !== lastReady, 'a new session on shard 0', 20_000);
 		assert.equal(fake.identifyCount(0), identifies + 1);
 		assert.ok(Date.parse(fresh.shards[0]!.lastReady!) > Date.parse(lastReady!));
-		assert.ok(observed.some((s) => s.status === 'degraded' && s.shards[0]!.state !== 'ready'), 'degraded was seen while it re-identified');
+		assert.ok(
+			observed.some((s) => s.status === 'degraded' && s.shards[0]!.state !== 'ready'),
+			'degraded was seen while it re-identified',
+		);
 		await command(0).callback(5_000);
 	});
 

@@ -35,7 +35,10 @@ function databaseUrl(name: string): string {
 }
 
 async function open(name: string, salts: string): Promise<Database> {
-	return openDatabase(parseConfig({ DATABASE_URL: databaseUrl(name), ENCRYPTION_KEY: KEY, ENCRYPTION_SALT_LIST: salts, LOG_LEVEL: 'error' }), quiet);
+	return openDatabase(
+		parseConfig({ DATABASE_URL: databaseUrl(name), ENCRYPTION_KEY: KEY, ENCRYPTION_SALT_LIST: salts, LOG_LEVEL: 'error' }),
+		quiet,
+	);
 }
 
 const rows = (db: Database, sql: string, params: unknown[] = []) => db.orm.em.getConnection().execute<Record<string, any>[]>(sql, params);
@@ -47,7 +50,8 @@ describe('SIGKILL', () => {
 			await migrate(seeded.orm);
 			for (let batch = 0; batch < 6; batch++) {
 				const em = seeded.orm.em.fork();
-				for (let i = 0; i < 1000; i++) em.create(Feedback, { userId: '123456789012345678', message: `rotation row ${batch * 1000 + i}`, source: 'api' });
+				for (let i = 0; i < 1000; i++)
+					em.create(Feedback, { userId: '123456789012345678', message: `rotation row ${batch * 1000 + i}`, source: 'api' });
 				await em.flush();
 			}
 		} finally {
@@ -70,7 +74,9 @@ describe('SIGKILL', () => {
 			const values = await rows(check, 'select id, message from feedback order by id');
 			const stale = values.filter((row) => cipher.isStale(row.message)).length;
 			assert.ok(stale > 0 && stale < 6000, `part done, part not (${stale} of 6000 still under the old salt)`);
-			t.diagnostic(`rotate-salt killed after the progress line ${scanned}/${total}: ${6000 - stale} rows re-encrypted, ${stale} still under the old salt, all readable`);
+			t.diagnostic(
+				`rotate-salt killed after the progress line ${scanned}/${total}: ${6000 - stale} rows re-encrypted, ${stale} still under the old salt, all readable`,
+			);
 		} finally {
 			await check.close();
 		}
@@ -86,7 +92,10 @@ describe('SIGKILL', () => {
 			assert.deepEqual(await verifyAll(done.orm, onlyNew), [], 'the old salt is no longer needed');
 			const messages = (await done.orm.em.fork().find(Feedback, {}, { orderBy: { id: 'asc' } })).map((row) => row.message);
 			assert.equal(messages.length, 6000);
-			assert.ok(messages.every((message, i) => message === `rotation row ${i}`), 'every value is intact');
+			assert.ok(
+				messages.every((message, i) => message === `rotation row ${i}`),
+				'every value is intact',
+			);
 			assert.deepEqual(await rows(done, `select key from app_state where key = 'rotate-salt'`), [], 'the resume marker is gone');
 		} finally {
 			await done.close();
@@ -112,17 +121,25 @@ describe('SIGKILL', () => {
 			await isLocked;
 
 			const tables = async () =>
-				(await orm.em.getConnection().execute<{ table_name: string }[]>(`select table_name from information_schema.tables where table_schema = 'public' and table_name <> 'haven_migrations'`)).length;
+				(
+					await orm.em
+						.getConnection()
+						.execute<{ table_name: string }[]>(
+							`select table_name from information_schema.tables where table_schema = 'public' and table_name <> 'haven_migrations'`,
+						)
+				).length;
 			const child = runHaven(['migrate'], { DATABASE_URL: url, LOG_LEVEL: 'error' });
 			await until(
 				async () =>
 					(
 						await orm.em
 							.getConnection()
-							.execute<{ n: string }[]>(`select count(*) as n from pg_stat_activity where datname = 'migrate_kill' and wait_event_type = 'Lock' and query ilike '%insert%haven_migrations%'`)
+							.execute<{ n: string }[]>(
+								`select count(*) as n from pg_stat_activity where datname = 'migrate_kill' and wait_event_type = 'Lock' and query ilike '%insert%haven_migrations%'`,
+							)
 					)[0]!.n === '1',
 				'the migration to wait on its bookkeeping insert',
-				30_000
+				30_000,
 			);
 			assert.equal(await tables(), 0, 'the migration ran its DDL, uncommitted: nothing is visible');
 			child.child.kill('SIGKILL');
@@ -131,9 +148,16 @@ describe('SIGKILL', () => {
 			await holder;
 			// The killed client's server session finishes its insert, then finds the client gone and rolls back.
 			await until(
-				async () => (await orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as n from pg_stat_activity where datname = 'migrate_kill' and application_name = 'haven' and pid <> pg_backend_pid() and state <> 'idle'`))[0]!.n === '0',
+				async () =>
+					(
+						await orm.em
+							.getConnection()
+							.execute<{ n: string }[]>(
+								`select count(*) as n from pg_stat_activity where datname = 'migrate_kill' and application_name = 'haven' and pid <> pg_backend_pid() and state <> 'idle'`,
+							)
+					)[0]!.n === '0',
 				'the killed session to end',
-				15_000
+				15_000,
 			);
 			assert.equal(await tables(), 0, 'fully old: no table of the killed run');
 			assert.deepEqual((await migrationStatus(orm)).applied, [], 'nothing recorded as applied');
@@ -141,7 +165,10 @@ describe('SIGKILL', () => {
 			const rerun = runHaven(['migrate'], { DATABASE_URL: url, LOG_LEVEL: 'error' });
 			assert.equal(await rerun.exited, 0, rerun.output());
 			const status = await migrationStatus(orm);
-			assert.deepEqual(status.applied, migrationsList.map((migration) => migration.name));
+			assert.deepEqual(
+				status.applied,
+				migrationsList.map((migration) => migration.name),
+			);
 			assert.deepEqual(status.pending, []);
 			assert.ok((await tables()) > 5, 'fully new');
 		} finally {
@@ -157,7 +184,7 @@ describe('SIGKILL', () => {
 			API_TOKEN: token,
 			RATE_LIMIT_PER_MINUTE: '1000000',
 			RATE_LIMIT_FEEDBACK_PER_MINUTE: '1000000',
-			PURGE_INTERVAL_MS: '0'
+			PURGE_INTERVAL_MS: '0',
 		};
 		const server = await serveHaven(env);
 		const sent = new Set<string>();
@@ -175,7 +202,7 @@ describe('SIGKILL', () => {
 						method: 'POST',
 						headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
 						body: JSON.stringify({ userId: '123456789012345678', message }),
-						signal: AbortSignal.timeout(10_000)
+						signal: AbortSignal.timeout(10_000),
 					});
 					if (response.status === 202) accepted.add(message);
 					else failures.set(String(response.status), (failures.get(String(response.status)) ?? 0) + 1);
@@ -199,7 +226,7 @@ describe('SIGKILL', () => {
 			const reply = await fetch(`${restarted.url}/v1/feedback`, {
 				method: 'POST',
 				headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-				body: JSON.stringify({ userId: '123456789012345678', message: 'after the restart' })
+				body: JSON.stringify({ userId: '123456789012345678', message: 'after the restart' }),
 			});
 			assert.equal(reply.status, 202);
 		} finally {
@@ -226,7 +253,9 @@ describe('SIGKILL', () => {
 			assert.ok(columns.length > 0);
 			const inFlight = stored.length - 1 - accepted.size;
 			assert.ok(inFlight >= 0 && inFlight <= 8, `${inFlight} stored without a 202 (at most one per worker in flight)`);
-			t.diagnostic(`serve killed with 8 writers: ${accepted.size} answered 202, all stored whole; ${inFlight} committed but unanswered; other outcomes ${JSON.stringify(Object.fromEntries(failures))}`);
+			t.diagnostic(
+				`serve killed with 8 writers: ${accepted.size} answered 202, all stored whole; ${inFlight} committed but unanswered; other outcomes ${JSON.stringify(Object.fromEntries(failures))}`,
+			);
 		} finally {
 			await db.close();
 		}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { Command, container } from '@sapphire/framework';
+import { type Command, container } from '@sapphire/framework';
 import { MessageFlags } from 'discord.js';
 import { register as globalRegistry } from 'prom-client';
 import { HavenCommand } from '../../src/lib/discord/command.ts';
@@ -48,8 +48,8 @@ before(async () => {
 			OPENAI_TIMEOUT_MS: '1000',
 			TRUST_PROXY: '1',
 			RATE_LIMIT_PER_MINUTE: '40',
-			RATE_LIMIT_FEEDBACK_PER_MINUTE: '2'
-		}
+			RATE_LIMIT_FEEDBACK_PER_MINUTE: '2',
+		},
 	});
 	await container.stores.loadPiece({ store: 'commands', name: 'metrics-boom', piece: SlowFailure });
 });
@@ -92,7 +92,7 @@ describe('GET /metrics', () => {
 		const accepted = await fetch(url('/v1/feedback'), {
 			method: 'POST',
 			headers: { ...fresh(), authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
-			body: JSON.stringify({ userId: someone(), message: FEEDBACK_TEXT })
+			body: JSON.stringify({ userId: someone(), message: FEEDBACK_TEXT }),
 		});
 		assert.equal(accepted.status, 202);
 		// A request the HTTP parser refuses never reaches a route: counted as "unparsed".
@@ -160,7 +160,7 @@ describe('GET /metrics', () => {
 			fetch(url('/v1/chat'), {
 				method: 'POST',
 				headers: { ...fresh(), authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
-				body: JSON.stringify({ message })
+				body: JSON.stringify({ message }),
 			});
 		assert.equal((await chat('I had a nice walk today')).status, 200);
 		assert.equal((await chat(CRISIS)).status, 200);
@@ -184,10 +184,16 @@ describe('GET /metrics', () => {
 		const samples = parseMetrics(text);
 		assert.equal(total(samples, 'haven_crisis_screens_total', { surface: 'api', level: 'none' }), 3);
 		const apiCrisis = samples.filter((s) => s.name === 'haven_crisis_screens_total' && s.labels.surface === 'api' && s.labels.level !== 'none');
-		assert.equal(apiCrisis.reduce((sum, s) => sum + s.value, 0), 1);
+		assert.equal(
+			apiCrisis.reduce((sum, s) => sum + s.value, 0),
+			1,
+		);
 		assert.match(apiCrisis[0]!.labels.level!, /^(concern|high|imminent)$/);
 		for (const surface of ['message', 'command']) {
-			assert.ok(samples.some((s) => s.name === 'haven_crisis_screens_total' && s.labels.surface === surface && s.labels.level !== 'none'), surface);
+			assert.ok(
+				samples.some((s) => s.name === 'haven_crisis_screens_total' && s.labels.surface === surface && s.labels.level !== 'none'),
+				surface,
+			);
 		}
 		assert.ok(total(samples, 'haven_ai_requests_total', { operation: 'complete', outcome: 'ok' }) >= 2);
 		assert.equal(total(samples, 'haven_ai_requests_total', { operation: 'complete', outcome: 'failed' }), 1);
@@ -211,7 +217,7 @@ describe('GET /metrics', () => {
 		assert.ok(total(samples, 'process_cpu_seconds_total') > 0);
 	});
 
-	test('a restart starts a fresh registry; prom-client\'s global registry stays empty', async () => {
+	test("a restart starts a fresh registry; prom-client's global registry stays empty", async () => {
 		const before = await metrics();
 		assert.ok(total(before, 'haven_http_requests_total', { route: '/v1/testimonials' }) > 0);
 		await world.restart({ METRICS_TOKEN: undefined });

@@ -28,7 +28,7 @@ describe('isDatabaseUnavailable', () => {
 			new Error('timeout exceeded when trying to connect'),
 			new Error('Client has encountered a connection error and is not queryable'),
 			new Error('wrapped', { cause: coded('ECONNREFUSED') }),
-			Object.assign(new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')], 'connect failed'))
+			Object.assign(new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')], 'connect failed')),
 		]) {
 			assert.equal(isDatabaseUnavailable(error), true, `${(error as Error).message} ${(error as { code?: string }).code ?? ''}`);
 		}
@@ -45,7 +45,7 @@ describe('isDatabaseUnavailable', () => {
 			new TypeError('x is undefined'),
 			'a string',
 			null,
-			undefined
+			undefined,
 		]) {
 			assert.equal(isDatabaseUnavailable(error), false, String((error as Error | undefined)?.message ?? error));
 		}
@@ -67,7 +67,7 @@ test('the outage log says it once per interval, with how many it held back', () 
 	note('an HTTP request', coded('ECONNREFUSED'), (line) => lines.push(line));
 	assert.deepEqual(lines, [
 		'The database is unavailable (ECONNREFUSED): an HTTP request was answered "try again shortly"',
-		'The database is unavailable (ECONNREFUSED): an HTTP request was answered "try again shortly" (and 49 more since the last note)'
+		'The database is unavailable (ECONNREFUSED): an HTTP request was answered "try again shortly" (and 49 more since the last note)',
 	]);
 });
 
@@ -84,7 +84,7 @@ test('a server that accepts but never answers: queries fail after the connect ti
 			.execute('select 1')
 			.then(
 				() => undefined,
-				(failure: unknown) => failure
+				(failure: unknown) => failure,
 			);
 		const seconds = (performance.now() - started) / 1000;
 		assert.ok(error, 'the query failed');

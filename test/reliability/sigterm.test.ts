@@ -33,7 +33,7 @@ before(async () => {
 		RATE_LIMIT_CHAT_PER_MINUTE: '100000',
 		RATE_LIMIT_FEEDBACK_PER_MINUTE: '100000',
 		PURGE_INTERVAL_MS: '0',
-		LOG_LEVEL: 'info'
+		LOG_LEVEL: 'info',
 	});
 	chmodSync(env.DATA_DIR!, 0o711);
 	haven = await serveHaven(env);
@@ -52,13 +52,17 @@ function post(path: string, body: unknown, agent: false = false): Promise<{ stat
 	return new Promise((resolve, reject) => {
 		const req = http.request(
 			url,
-			{ method: 'POST', agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } },
+			{
+				method: 'POST',
+				agent,
+				headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+			},
 			(res) => {
 				let text = '';
 				res.setEncoding('utf8');
 				res.on('data', (chunk) => (text += chunk));
 				res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
-			}
+			},
 		);
 		req.on('error', reject);
 		req.end(data);
@@ -103,7 +107,7 @@ test('SIGTERM under load: in-flight requests finish, new ones are refused, exit 
 			const message = `written around shutdown ${n++}`;
 			const outcome = await post('/v1/feedback', { userId: '123456789012345678', message }).then(
 				(reply) => String(reply.status),
-				(error: NodeJS.ErrnoException) => error.code ?? 'error'
+				(error: NodeJS.ErrnoException) => error.code ?? 'error',
 			);
 			outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
 			if (outcome === '202') accepted.push(message);
@@ -120,17 +124,25 @@ test('SIGTERM under load: in-flight requests finish, new ones are refused, exit 
 
 	const signalledAt = performance.now();
 	haven.child.kill('SIGTERM');
-	await until(async () => {
-		try {
-			await fetch(`${haven.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
-			return false;
-		} catch (error) {
-			return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
-		}
-	}, 'new connections to be refused', 5_000);
+	await until(
+		async () => {
+			try {
+				await fetch(`${haven.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+				return false;
+			} catch (error) {
+				return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+			}
+		},
+		'new connections to be refused',
+		5_000,
+	);
 
 	const answered = await Promise.all(chats);
-	assert.deepEqual(answered.map((a) => a.status), Array(8).fill(200), 'every in-flight chat finished');
+	assert.deepEqual(
+		answered.map((a) => a.status),
+		Array(8).fill(200),
+		'every in-flight chat finished',
+	);
 	assert.ok(answered.every((a) => typeof a.body.reply === 'string' && a.body.reply.length > 0));
 	writing = false;
 	await Promise.all(writers);
@@ -153,7 +165,9 @@ test('SIGTERM under load: in-flight requests finish, new ones are refused, exit 
 	const seconds = (performance.now() - signalledAt) / 1000;
 	assert.match(haven.output(), /Haven stopped/);
 	assert.ok(seconds < 10, `exited ${seconds.toFixed(1)} s after SIGTERM`);
-	t.diagnostic(`9 slow chats in flight finished; feedback outcomes ${JSON.stringify(Object.fromEntries(outcomes))}; kept-alive second request: ${again === undefined ? 'connection closed first' : '503 and closed'}; exit 0 after ${seconds.toFixed(1)} s`);
+	t.diagnostic(
+		`9 slow chats in flight finished; feedback outcomes ${JSON.stringify(Object.fromEntries(outcomes))}; kept-alive second request: ${again === undefined ? 'connection closed first' : '503 and closed'}; exit 0 after ${seconds.toFixed(1)} s`,
+	);
 	assert.doesNotMatch(haven.output(), /ERROR/);
 
 	// Every accepted write is stored.

@@ -44,7 +44,12 @@ export async function scrape(baseUrl: string, token: string): Promise<Sample[]> 
 }
 
 /** Polls `check` until it returns a value other than undefined/false. */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+	check: () => Promise<T | undefined | false> | T | undefined | false,
+	what: string,
+	timeoutMs = 15_000,
+	everyMs = 50,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	let lastError: unknown;
 	while (Date.now() < deadline) {
@@ -82,7 +87,7 @@ export function killChildren(): void {
 export function runHaven(args: string[], env: Record<string, string | undefined>): HavenProcess {
 	const child = spawn(process.execPath, [CLI, ...args], {
 		env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env } as NodeJS.ProcessEnv,
-		stdio: ['ignore', 'pipe', 'pipe']
+		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	children.add(child);
 	let text = '';
@@ -107,9 +112,13 @@ export function runHaven(args: string[], env: Record<string, string | undefined>
 				const check = () => {
 					const match = pattern.exec(text);
 					if (match) finish(undefined, match);
-					else if (child.exitCode !== null || child.signalCode !== null) finish(new Error(`haven ${args.join(' ')} exited before printing ${pattern}:\n${text}`));
+					else if (child.exitCode !== null || child.signalCode !== null)
+						finish(new Error(`haven ${args.join(' ')} exited before printing ${pattern}:\n${text}`));
 				};
-				const timer = setTimeout(() => finish(new Error(`haven ${args.join(' ')} did not print ${pattern} within ${timeoutMs} ms:\n${text}`)), timeoutMs);
+				const timer = setTimeout(
+					() => finish(new Error(`haven ${args.join(' ')} did not print ${pattern} within ${timeoutMs} ms:\n${text}`)),
+					timeoutMs,
+				);
 				const finish = (error?: Error, match?: RegExpExecArray) => {
 					clearTimeout(timer);
 					listeners.delete(check);
@@ -119,7 +128,7 @@ export function runHaven(args: string[], env: Record<string, string | undefined>
 				listeners.add(check);
 				check();
 			});
-		}
+		},
 	};
 }
 

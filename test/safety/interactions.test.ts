@@ -6,7 +6,22 @@ import { ComponentType, InteractionResponseType, MessageFlags, PermissionFlagsBi
 import { forgetAuthorOffers } from '../../src/lib/safety/flows.ts';
 import { ALERT_NOT_ALLOWED, alertButtonId } from '../../src/lib/safety/crisis-views.ts';
 import { snowflakeAt, type SlashCommandInput } from '../support/fake-discord.ts';
-import { ALICE, AI_REPLY, BOB, CAROL, completions, counter, dmOf, ENCRYPTION_KEY, MOD, nextOutcome, postsTo, sql, startSafetyWorld, type SafetyWorld } from './support.ts';
+import {
+	ALICE,
+	AI_REPLY,
+	BOB,
+	CAROL,
+	completions,
+	counter,
+	dmOf,
+	ENCRYPTION_KEY,
+	MOD,
+	nextOutcome,
+	postsTo,
+	sql,
+	startSafetyWorld,
+	type SafetyWorld,
+} from './support.ts';
 
 let s: SafetyWorld;
 let nextId = 1;
@@ -30,7 +45,14 @@ beforeEach(() => {
 const ADMIN_PERMISSIONS = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
 
 async function guildSettings(subcommand: string, options: SlashCommandInput['options'] = {}) {
-	const ix = s.fake.sendSlashCommand({ name: 'guildsettings', guildId: s.guildId, userId: someone(), permissions: ADMIN_PERMISSIONS, subcommand, options });
+	const ix = s.fake.sendSlashCommand({
+		name: 'guildsettings',
+		guildId: s.guildId,
+		userId: someone(),
+		permissions: ADMIN_PERMISSIONS,
+		subcommand,
+		options,
+	});
 	const callback = await ix.callback();
 	return { data: callback.body.data, text: `${callback.body.data.content ?? ''}\n${JSON.stringify(callback.body.data.embeds ?? [])}` };
 }
@@ -44,7 +66,15 @@ async function crisis(options: SlashCommandInput['options'], userId = someone())
 
 async function checkIn(authorId: string, content: string, reporterId = someone()) {
 	const done = nextOutcome('checkIn');
-	const ix = s.fake.sendContextMenu({ name: 'Check in on this message', type: 'message', guildId: s.guildId, channelId: s.general, userId: reporterId, targetUserId: authorId, targetMessage: { content } });
+	const ix = s.fake.sendContextMenu({
+		name: 'Check in on this message',
+		type: 'message',
+		guildId: s.guildId,
+		channelId: s.general,
+		userId: reporterId,
+		targetUserId: authorId,
+		targetMessage: { content },
+	});
 	const callback = await ix.callback();
 	return { ix, callback, reporterId, targetId: ix.payload.data.target_id as string, outcome: await done };
 }
@@ -250,7 +280,13 @@ describe('moderator alerts (opt-in)', () => {
 	test('a mention in crisis raises an alert too; the author got the resources by DM first', async () => {
 		const author = BOB;
 		const done = nextOutcome('message');
-		const sent = s.fake.sendMessage({ authorId: author, guildId: s.guildId, channelId: s.general, mentionsBot: true, content: 'i want to kill myself' });
+		const sent = s.fake.sendMessage({
+			authorId: author,
+			guildId: s.guildId,
+			channelId: s.general,
+			mentionsBot: true,
+			content: 'i want to kill myself',
+		});
 		const outcome = await done;
 		assert.equal(outcome.alert, 'posted');
 		const [post] = postsTo(s.fake, s.modAlerts);
@@ -265,7 +301,14 @@ describe('moderator alerts (opt-in)', () => {
 
 	test('Acknowledge and Resolved: only the support side may press; who and when are stored; first press wins', async () => {
 		const press = (action: 'ack' | 'resolve', userId: string, permissions?: bigint) =>
-			s.fake.sendButton({ customId: alertButtonId(action, alertEventId), message: alertMessageId, guildId: s.guildId, channelId: s.modAlerts, userId, ...(permissions === undefined ? {} : { permissions }) });
+			s.fake.sendButton({
+				customId: alertButtonId(action, alertEventId),
+				message: alertMessageId,
+				guildId: s.guildId,
+				channelId: s.modAlerts,
+				userId,
+				...(permissions === undefined ? {} : { permissions }),
+			});
 
 		// A member who cannot see the alert channel.
 		const refused = await press('ack', ALICE).callback();

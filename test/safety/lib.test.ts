@@ -19,7 +19,7 @@ import {
 	jumpUrl,
 	stripBotMention,
 	within,
-	worryAbout
+	worryAbout,
 } from '../../src/lib/safety/policy.ts';
 import {
 	alertButtonId,
@@ -30,7 +30,7 @@ import {
 	renderAuthorOffer,
 	renderCheckInReply,
 	renderCrisisCommandReply,
-	renderDmsClosed
+	renderDmsClosed,
 } from '../../src/lib/safety/crisis-views.ts';
 import { checkAlertRole, checkChannel, renderGuildSettings, renderPreferences } from '../../src/lib/settings/views.ts';
 import { resourceCountry } from '../../src/lib/settings/user-settings.ts';
@@ -119,7 +119,8 @@ describe('views', () => {
 	test('alert buttons round-trip, and nothing else parses', () => {
 		assert.deepEqual(parseAlertButton(alertButtonId('ack', 42)), { action: 'ack', eventId: 42 });
 		assert.deepEqual(parseAlertButton(alertButtonId('resolve', 7)), { action: 'resolve', eventId: 7 });
-		for (const bad of ['crisis-alert:ack:', 'crisis-alert:delete:1', 'crisis-alert:ack:1:2', 'fbm:view:1', 'crisis-alert:ack:-1']) assert.equal(parseAlertButton(bad), null, bad);
+		for (const bad of ['crisis-alert:ack:', 'crisis-alert:delete:1', 'crisis-alert:ack:1:2', 'fbm:view:1', 'crisis-alert:ack:-1'])
+			assert.equal(parseAlertButton(bad), null, bad);
 	});
 
 	test('an alert: level, link, how it came up; the role ping only when set; no one named', () => {
@@ -129,8 +130,21 @@ describe('views', () => {
 		assert.match(alert.content, /\*\*High\*\*/);
 		assert.match(alert.content, /Haven does not say who/);
 		assert.doesNotMatch(alert.content, /<@/);
-		assert.deepEqual(alertBody({ eventId: 9, guildId: '1', userId: ID, level: 'high', trigger: 'mention', jumpUrl: url, channelId: '5', roleId: null }).allowed_mentions, { parse: [] });
-		const pinged = alertBody({ eventId: 9, guildId: '1', userId: ID, level: 'imminent', trigger: 'mention', jumpUrl: url, channelId: '5', roleId: ROLE });
+		assert.deepEqual(
+			alertBody({ eventId: 9, guildId: '1', userId: ID, level: 'high', trigger: 'mention', jumpUrl: url, channelId: '5', roleId: null })
+				.allowed_mentions,
+			{ parse: [] },
+		);
+		const pinged = alertBody({
+			eventId: 9,
+			guildId: '1',
+			userId: ID,
+			level: 'imminent',
+			trigger: 'mention',
+			jumpUrl: url,
+			channelId: '5',
+			roleId: ROLE,
+		});
 		assert.ok(pinged.content.startsWith(`<@&${ROLE}>`));
 		assert.deepEqual(pinged.allowed_mentions, { parse: [], roles: [ROLE] });
 		assert.match(pinged.content, /emergency services/);
@@ -140,14 +154,23 @@ describe('views', () => {
 	test('alert status: open, acknowledged, resolved', () => {
 		const open = renderAlertStatus(1, OPEN_ALERT);
 		assert.match(open.embeds[0]!.description!, /Open/);
-		assert.deepEqual(open.components[0]!.components.map((b) => (b as { disabled?: boolean }).disabled), [false, false]);
+		assert.deepEqual(
+			open.components[0]!.components.map((b) => (b as { disabled?: boolean }).disabled),
+			[false, false],
+		);
 		const at = new Date('2026-11-20T10:00:00Z');
 		const acked = renderAlertStatus(1, { ...OPEN_ALERT, acknowledgedBy: ID, acknowledgedAt: at });
 		assert.match(acked.embeds[0]!.description!, new RegExp(`Acknowledged\\*\\* by <@${ID}> <t:${at.getTime() / 1000}:R>`));
-		assert.deepEqual(acked.components[0]!.components.map((b) => (b as { disabled?: boolean }).disabled), [true, false]);
+		assert.deepEqual(
+			acked.components[0]!.components.map((b) => (b as { disabled?: boolean }).disabled),
+			[true, false],
+		);
 		const resolved = renderAlertStatus(1, { acknowledgedBy: ID, acknowledgedAt: at, resolvedBy: ROLE, resolvedAt: at });
 		assert.match(resolved.embeds[0]!.description!, /Resolved/);
-		assert.deepEqual(resolved.components[0]!.components.map((b) => (b as { disabled?: boolean }).disabled), [true, true]);
+		assert.deepEqual(
+			resolved.components[0]!.components.map((b) => (b as { disabled?: boolean }).disabled),
+			[true, true],
+		);
 	});
 
 	test('replies fit in one Discord message for every country; the check-in reply keeps its privacy note', () => {
@@ -187,12 +210,19 @@ describe('settings', () => {
 			country: null,
 			offerResourcesToAuthor: false,
 			checkinChannelId: null,
-			features: { aiMentions: true, games: true, ghostLetters: true }
+			features: { aiMentions: true, games: true, ghostLetters: true },
 		});
 	});
 
 	test('stored values are read field by field: a bad one falls back alone', () => {
-		const parsed = parseGuildSettings({ alertsEnabled: 'yes', alertChannelId: ID, alertRoleId: 'not-an-id', country: 'uk', features: { games: false, aiMentions: 3 }, extra: 1 });
+		const parsed = parseGuildSettings({
+			alertsEnabled: 'yes',
+			alertChannelId: ID,
+			alertRoleId: 'not-an-id',
+			country: 'uk',
+			features: { games: false, aiMentions: 3 },
+			extra: 1,
+		});
 		assert.equal(parsed.alertsEnabled, false);
 		assert.equal(parsed.alertChannelId, ID);
 		assert.equal(parsed.alertRoleId, null);
@@ -219,10 +249,22 @@ describe('settings', () => {
 	test('channel checks: refuse what Haven cannot post in, warn about public alert channels', () => {
 		const all = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks;
 		assert.match(checkChannel({ isTextChannel: false, botPermissions: all, everyoneCanView: false, purpose: 'alerts' }).problem!, /text channel/);
-		assert.match(checkChannel({ isTextChannel: true, botPermissions: PermissionFlagsBits.ViewChannel, everyoneCanView: false, purpose: 'alerts' }).problem!, /Send Messages, Embed Links/);
+		assert.match(
+			checkChannel({ isTextChannel: true, botPermissions: PermissionFlagsBits.ViewChannel, everyoneCanView: false, purpose: 'alerts' })
+				.problem!,
+			/Send Messages, Embed Links/,
+		);
 		assert.deepEqual(checkChannel({ isTextChannel: true, botPermissions: all, everyoneCanView: false, purpose: 'alerts' }), { warnings: [] });
 		assert.equal(checkChannel({ isTextChannel: true, botPermissions: all, everyoneCanView: true, purpose: 'alerts' }).warnings.length, 1);
-		assert.deepEqual(checkChannel({ isTextChannel: true, botPermissions: PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages, everyoneCanView: true, purpose: 'checkins' }), { warnings: [] });
+		assert.deepEqual(
+			checkChannel({
+				isTextChannel: true,
+				botPermissions: PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages,
+				everyoneCanView: true,
+				purpose: 'checkins',
+			}),
+			{ warnings: [] },
+		);
 		assert.ok(checkAlertRole({ isEveryone: true, managed: false, mentionable: true, botCanMentionAll: true }).problem);
 		assert.ok(checkAlertRole({ isEveryone: false, managed: true, mentionable: true, botCanMentionAll: true }).problem);
 		assert.equal(checkAlertRole({ isEveryone: false, managed: false, mentionable: false, botCanMentionAll: false }).warnings.length, 1);
@@ -230,7 +272,9 @@ describe('settings', () => {
 	});
 
 	test('settings views', () => {
-		const view = renderGuildSettings({ ...DEFAULT_GUILD_SETTINGS, alertsEnabled: true, alertChannelId: ID, alertRoleId: ROLE, country: 'DE' }, ['Saved.']);
+		const view = renderGuildSettings({ ...DEFAULT_GUILD_SETTINGS, alertsEnabled: true, alertChannelId: ID, alertRoleId: ROLE, country: 'DE' }, [
+			'Saved.',
+		]);
 		assert.equal(view.content, 'Saved.');
 		const text = JSON.stringify(view.embeds);
 		assert.ok(text.includes(`<#${ID}>`) && text.includes(`<@&${ROLE}>`) && text.includes('Germany (DE)'));
@@ -248,7 +292,7 @@ describe('companion', () => {
 				calls.push(opts);
 				return behaviour(turns, opts);
 			},
-			moderate: async () => null
+			moderate: async () => null,
 		};
 	}
 	const input = { userId: ID, channelId: ID, guildId: null, text: 'rough day' };

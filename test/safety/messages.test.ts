@@ -4,7 +4,21 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { MessageFlags } from 'discord.js';
 import { NUMBER_PLACEHOLDER } from '../../src/lib/ai/index.ts';
-import { ALICE, AI_REPLY, BOB, CAROL, MOD, completions, counter, dmOf, nextOutcome, postsTo, sql, startSafetyWorld, type SafetyWorld } from './support.ts';
+import {
+	ALICE,
+	AI_REPLY,
+	BOB,
+	CAROL,
+	MOD,
+	completions,
+	counter,
+	dmOf,
+	nextOutcome,
+	postsTo,
+	sql,
+	startSafetyWorld,
+	type SafetyWorld,
+} from './support.ts';
 
 let s: SafetyWorld;
 
@@ -80,11 +94,22 @@ describe('direct messages', () => {
 		assert.ok(completion!.at >= posts[0]!.at, 'the AI was asked only after the resources went out');
 		assert.ok(!posts[1]!.body.content.includes('555'), 'no number from the AI');
 
-		const events = await sql<{ guild_id: string | null; user_id: string | null; level: string; trigger: string; details: string | null; categories: string[] }>(
-			'select guild_id, user_id, level, trigger, details, categories from crisis_events where id = ?',
-			[outcome.eventId]
-		);
-		assert.deepEqual(events[0], { guild_id: null, user_id: null, level: 'high', trigger: 'dm', details: null, categories: ['suicidal_ideation', 'distress'] });
+		const events = await sql<{
+			guild_id: string | null;
+			user_id: string | null;
+			level: string;
+			trigger: string;
+			details: string | null;
+			categories: string[];
+		}>('select guild_id, user_id, level, trigger, details, categories from crisis_events where id = ?', [outcome.eventId]);
+		assert.deepEqual(events[0], {
+			guild_id: null,
+			user_id: null,
+			level: 'high',
+			trigger: 'dm',
+			details: null,
+			categories: ['suicidal_ideation', 'distress'],
+		});
 		assert.equal(await counter('crisisEvents'), crisisBefore + 1);
 	});
 
@@ -199,11 +224,18 @@ describe('mentions in a server', () => {
 		assert.deepEqual(note!.body.allowed_mentions, { parse: [] });
 		assert.equal(note!.body.message_reference, undefined, 'not a reply: no quote');
 		assert.ok(s.fake.requests.indexOf(dmPosts[0]!) < s.fake.requests.indexOf(dmPosts[1]!));
-		const rows = await sql<{ guild_id: string; user_id: string | null; trigger: string; details: string | null; alert_message_id: string | null }>(
-			'select guild_id, user_id, trigger, details, alert_message_id from crisis_events where id = ?',
-			[outcome.eventId]
+		const rows = await sql<{
+			guild_id: string;
+			user_id: string | null;
+			trigger: string;
+			details: string | null;
+			alert_message_id: string | null;
+		}>('select guild_id, user_id, trigger, details, alert_message_id from crisis_events where id = ?', [outcome.eventId]);
+		assert.deepEqual(
+			rows[0],
+			{ guild_id: s.guildId, user_id: null, trigger: 'mention', details: null, alert_message_id: null },
+			'alerts off: no user, no text',
 		);
-		assert.deepEqual(rows[0], { guild_id: s.guildId, user_id: null, trigger: 'mention', details: null, alert_message_id: null }, 'alerts off: no user, no text');
 	});
 
 	test('DMs closed: a gentle public fallback that never quotes them, and no AI reply anywhere', async () => {
@@ -230,7 +262,13 @@ describe('mentions in a server', () => {
 
 	test('AI replies to mentions switched off: no reply to ordinary mentions, the screen still protects', async () => {
 		// The owner has all permissions.
-		const ix = s.fake.sendSlashCommand({ name: 'guildsettings', guildId: s.guildId, userId: s.fake.guild(s.guildId)!.ownerId, subcommand: 'feature', options: { feature: 'aiMentions', enabled: false } });
+		const ix = s.fake.sendSlashCommand({
+			name: 'guildsettings',
+			guildId: s.guildId,
+			userId: s.fake.guild(s.guildId)!.ownerId,
+			subcommand: 'feature',
+			options: { feature: 'aiMentions', enabled: false },
+		});
 		assert.match(JSON.stringify((await ix.callback()).body.data), /Saved/);
 		try {
 			s.fake.clearRequests();
@@ -243,14 +281,26 @@ describe('mentions in a server', () => {
 			assert.equal(completions(s.openai).length, 0);
 		} finally {
 			// Another admin (the command has a 5 s cooldown per person).
-			const back = s.fake.sendSlashCommand({ name: 'guildsettings', guildId: s.guildId, userId: MOD, subcommand: 'feature', options: { feature: 'aiMentions', enabled: true } });
+			const back = s.fake.sendSlashCommand({
+				name: 'guildsettings',
+				guildId: s.guildId,
+				userId: MOD,
+				subcommand: 'feature',
+				options: { feature: 'aiMentions', enabled: true },
+			});
 			assert.match(JSON.stringify((await back.callback()).body.data), /Saved/);
 		}
 	});
 
 	test('ordinary server messages are never read; bots are ignored', async () => {
 		s.fake.sendMessage({ authorId: ALICE, guildId: s.guildId, channelId: s.general, content: 'I want to kill myself' });
-		s.fake.sendMessage({ authorId: s.fake.applicationId, dm: false, guildId: s.guildId, channelId: s.general, content: `<@${s.fake.applicationId}> i want to die` });
+		s.fake.sendMessage({
+			authorId: s.fake.applicationId,
+			dm: false,
+			guildId: s.guildId,
+			channelId: s.general,
+			content: `<@${s.fake.applicationId}> i want to die`,
+		});
 		// Then one that is handled: everything before it has been dispatched and ignored by then.
 		await sendMention(BOB, 'hello').done;
 		assert.equal(s.fake.requests.filter((r) => r.method === 'POST' && r.path === '/users/@me/channels').length, 0, 'no DM opened');

@@ -36,8 +36,8 @@ export async function startSafetyWorld(env: Record<string, string | undefined> =
 			fake: {
 				guilds: [
 					{ name: 'Safe Harbour', members: [OWNER, ALICE, BOB, CAROL, { id: MOD, roles: ['Moderator'] }] },
-					{ name: 'Other Place', members: [OWNER, ALICE] }
-				]
+					{ name: 'Other Place', members: [OWNER, ALICE] },
+				],
 			},
 			env: {
 				OWNER_IDS: OWNER,
@@ -45,8 +45,8 @@ export async function startSafetyWorld(env: Record<string, string | undefined> =
 				OPENAI_BASE_URL: openai.url,
 				OPENAI_TIMEOUT_MS: '1500',
 				ENCRYPTION_KEY,
-				...env
-			}
+				...env,
+			},
 		});
 	} catch (error) {
 		await openai.close();
@@ -69,7 +69,7 @@ export async function startSafetyWorld(env: Record<string, string | undefined> =
 			// Haven first, then the fakes it talks to.
 			await world.close();
 			await openai.close();
-		}
+		},
 	};
 }
 

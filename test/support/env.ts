@@ -17,7 +17,7 @@ export function testEnv(overrides: Record<string, string | undefined> = {}): Rec
 		HOST: '127.0.0.1',
 		PORT: '0',
 		LOG_LEVEL: 'error',
-		...overrides
+		...overrides,
 	};
 }
 

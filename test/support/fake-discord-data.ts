@@ -30,17 +30,40 @@ export function shardOf(guildId: string, shardCount: number): number {
 export const ALL_PERMISSIONS = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
 const P = PermissionFlagsBits;
 export const DEFAULT_EVERYONE_PERMISSIONS =
-	P.ViewChannel | P.SendMessages | P.ReadMessageHistory | P.AddReactions | P.EmbedLinks | P.AttachFiles |
-	P.UseApplicationCommands | P.UseExternalEmojis | P.CreateInstantInvite | P.ChangeNickname | P.Connect | P.Speak |
-	P.SendMessagesInThreads | P.CreatePublicThreads;
+	P.ViewChannel |
+	P.SendMessages |
+	P.ReadMessageHistory |
+	P.AddReactions |
+	P.EmbedLinks |
+	P.AttachFiles |
+	P.UseApplicationCommands |
+	P.UseExternalEmojis |
+	P.CreateInstantInvite |
+	P.ChangeNickname |
+	P.Connect |
+	P.Speak |
+	P.SendMessagesInThreads |
+	P.CreatePublicThreads;
 export const DEFAULT_BOT_PERMISSIONS =
-	P.ViewChannel | P.SendMessages | P.EmbedLinks | P.AttachFiles | P.ReadMessageHistory | P.AddReactions |
-	P.UseApplicationCommands | P.SendMessagesInThreads;
+	P.ViewChannel |
+	P.SendMessages |
+	P.EmbedLinks |
+	P.AttachFiles |
+	P.ReadMessageHistory |
+	P.AddReactions |
+	P.UseApplicationCommands |
+	P.SendMessagesInThreads;
 export const MODERATOR_PERMISSIONS = P.ManageGuild | P.ManageMessages | P.KickMembers | P.ModerateMembers | P.ViewAuditLog;
 /** What `app_permissions` says in a DM with the bot. */
 export const DM_APP_PERMISSIONS =
-	P.ViewChannel | P.SendMessages | P.EmbedLinks | P.AttachFiles | P.ReadMessageHistory | P.AddReactions |
-	P.UseExternalEmojis | P.UseApplicationCommands;
+	P.ViewChannel |
+	P.SendMessages |
+	P.EmbedLinks |
+	P.AttachFiles |
+	P.ReadMessageHistory |
+	P.AddReactions |
+	P.UseExternalEmojis |
+	P.UseApplicationCommands;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Specs (what tests pass in)
@@ -146,8 +169,19 @@ export function buildGuild(spec: FakeGuildSpec, index: number, membersPerGuild: 
 	const joinedAt = new Date(ms).toISOString();
 
 	const role = (roleId: string, name: string, permissions: string, position: number, extra: Json = {}): Json => ({
-		id: roleId, name, permissions, position, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
-		hoist: false, managed: false, mentionable: false, icon: null, unicode_emoji: null, flags: 0, ...extra,
+		id: roleId,
+		name,
+		permissions,
+		position,
+		color: 0,
+		colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+		hoist: false,
+		managed: false,
+		mentionable: false,
+		icon: null,
+		unicode_emoji: null,
+		flags: 0,
+		...extra,
 	});
 	const botRoleId = nextId();
 	const moderatorRoleId = nextId();
@@ -171,8 +205,16 @@ export function buildGuild(spec: FakeGuildSpec, index: number, membersPerGuild: 
 
 	const ow = (targetId: string, type: number, allow: bigint, deny: bigint) => ({ id: targetId, type, allow: String(allow), deny: String(deny) });
 	const channel = (c: FakeChannelSpec, position: number): Json => ({
-		id: c.id ?? nextId(), type: c.type ?? ChannelType.GuildText, name: c.name ?? `channel-${position}`, position,
-		parent_id: c.parentId ?? null, topic: c.topic ?? null, nsfw: false, last_message_id: null, rate_limit_per_user: 0, flags: 0,
+		id: c.id ?? nextId(),
+		type: c.type ?? ChannelType.GuildText,
+		name: c.name ?? `channel-${position}`,
+		position,
+		parent_id: c.parentId ?? null,
+		topic: c.topic ?? null,
+		nsfw: false,
+		last_message_id: null,
+		rate_limit_per_user: 0,
+		flags: 0,
 		permission_overwrites: (c.permissionOverwrites ?? []).map((o) => ow(o.id, o.type, BigInt(o.allow ?? 0), BigInt(o.deny ?? 0))),
 	});
 	let channels: Json[];
@@ -183,20 +225,31 @@ export function buildGuild(spec: FakeGuildSpec, index: number, membersPerGuild: 
 		channels = [
 			channel({ id: categoryId, name: 'Text Channels', type: ChannelType.GuildCategory }, 0),
 			channel({ name: 'general', parentId: categoryId, topic: 'General chat' }, 1),
-			channel({
-				name: 'mod-alerts', parentId: categoryId, permissionOverwrites: [
-					{ id, type: OverwriteType.Role, deny: P.ViewChannel },
-					{ id: moderatorRoleId, type: OverwriteType.Role, allow: P.ViewChannel | P.SendMessages },
-					{ id: bot.id, type: OverwriteType.Member, allow: P.ViewChannel | P.SendMessages | P.EmbedLinks },
-				],
-			}, 2),
+			channel(
+				{
+					name: 'mod-alerts',
+					parentId: categoryId,
+					permissionOverwrites: [
+						{ id, type: OverwriteType.Role, deny: P.ViewChannel },
+						{ id: moderatorRoleId, type: OverwriteType.Role, allow: P.ViewChannel | P.SendMessages },
+						{ id: bot.id, type: OverwriteType.Member, allow: P.ViewChannel | P.SendMessages | P.EmbedLinks },
+					],
+				},
+				2,
+			),
 			channel({ name: 'rules', parentId: categoryId, permissionOverwrites: [{ id, type: OverwriteType.Role, deny: P.SendMessages }] }, 3),
 		];
 	}
 
 	return {
-		id, name: spec.name ?? `Guild ${index + 1}`, ownerId: spec.ownerId ?? members[0]?.user.id ?? bot.id,
-		preferredLocale: spec.preferredLocale ?? 'en-US', joinedAt, roles, channels, members,
+		id,
+		name: spec.name ?? `Guild ${index + 1}`,
+		ownerId: spec.ownerId ?? members[0]?.user.id ?? bot.id,
+		preferredLocale: spec.preferredLocale ?? 'en-US',
+		joinedAt,
+		roles,
+		channels,
+		members,
 	};
 }
 
@@ -204,16 +257,51 @@ export function buildGuild(spec: FakeGuildSpec, index: number, membersPerGuild: 
 export function guildCreatePayload(guild: FakeGuild, largeThreshold = 50): Json {
 	const systemChannel = guild.channels.find((c) => c.type === ChannelType.GuildText);
 	return {
-		id: guild.id, name: guild.name, icon: null, splash: null, discovery_splash: null, banner: null, description: null,
-		owner_id: guild.ownerId, afk_channel_id: null, afk_timeout: 300, verification_level: 1, default_message_notifications: 1,
-		explicit_content_filter: 2, mfa_level: 0, nsfw_level: 0, premium_tier: 0, premium_subscription_count: 0,
-		premium_progress_bar_enabled: false, preferred_locale: guild.preferredLocale, rules_channel_id: null,
-		system_channel_id: systemChannel?.id ?? null, system_channel_flags: 0, public_updates_channel_id: null,
-		safety_alerts_channel_id: null, max_members: 500_000, max_video_channel_users: 25, vanity_url_code: null, features: [],
-		application_id: null, roles: guild.roles, emojis: [], stickers: [], joined_at: guild.joinedAt,
-		large: guild.members.length > largeThreshold, unavailable: false, member_count: guild.members.length, voice_states: [],
-		members: guild.members, channels: guild.channels, threads: [], presences: [], stage_instances: [],
-		guild_scheduled_events: [], soundboard_sounds: [], lazy: true,
+		id: guild.id,
+		name: guild.name,
+		icon: null,
+		splash: null,
+		discovery_splash: null,
+		banner: null,
+		description: null,
+		owner_id: guild.ownerId,
+		afk_channel_id: null,
+		afk_timeout: 300,
+		verification_level: 1,
+		default_message_notifications: 1,
+		explicit_content_filter: 2,
+		mfa_level: 0,
+		nsfw_level: 0,
+		premium_tier: 0,
+		premium_subscription_count: 0,
+		premium_progress_bar_enabled: false,
+		preferred_locale: guild.preferredLocale,
+		rules_channel_id: null,
+		system_channel_id: systemChannel?.id ?? null,
+		system_channel_flags: 0,
+		public_updates_channel_id: null,
+		safety_alerts_channel_id: null,
+		max_members: 500_000,
+		max_video_channel_users: 25,
+		vanity_url_code: null,
+		features: [],
+		application_id: null,
+		roles: guild.roles,
+		emojis: [],
+		stickers: [],
+		joined_at: guild.joinedAt,
+		large: guild.members.length > largeThreshold,
+		unavailable: false,
+		member_count: guild.members.length,
+		voice_states: [],
+		members: guild.members,
+		channels: guild.channels,
+		threads: [],
+		presences: [],
+		stage_instances: [],
+		guild_scheduled_events: [],
+		soundboard_sounds: [],
+		lazy: true,
 	};
 }
 
@@ -255,8 +343,21 @@ export function computePermissions(guild: FakeGuild, member: Json, channel?: Jso
 /** A message as Discord returns it. `guild_id` is only set for gateway messages in guilds. */
 export function makeMessage(fields: Json): Json {
 	return {
-		id: nextSnowflake(), type: 0, content: '', tts: false, mention_everyone: false, mentions: [], mention_roles: [],
-		mention_channels: [], attachments: [], embeds: [], components: [], pinned: false, flags: 0,
-		timestamp: new Date().toISOString(), edited_timestamp: null, ...fields,
+		id: nextSnowflake(),
+		type: 0,
+		content: '',
+		tts: false,
+		mention_everyone: false,
+		mentions: [],
+		mention_roles: [],
+		mention_channels: [],
+		attachments: [],
+		embeds: [],
+		components: [],
+		pinned: false,
+		flags: 0,
+		timestamp: new Date().toISOString(),
+		edited_timestamp: null,
+		...fields,
 	};
 }

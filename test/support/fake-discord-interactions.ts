@@ -3,8 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationCommandOptionType as Opt, ApplicationCommandType, ComponentType, InteractionType } from 'discord.js';
 import {
-	channelPayload, computePermissions, DM_APP_PERMISSIONS, makeMember, makeMessage, nextSnowflake,
-	type FakeGuild, type Json,
+	channelPayload,
+	computePermissions,
+	DM_APP_PERMISSIONS,
+	makeMember,
+	makeMessage,
+	nextSnowflake,
+	type FakeGuild,
+	type Json,
 } from './fake-discord-data.ts';
 
 /** What the builders need from the fake. */
@@ -35,7 +41,8 @@ export interface InteractionWhere {
 }
 
 /** An option value: a string/number/boolean, or a reference resolved into `data.resolved`. */
-export type OptionInput = string | number | boolean | { user: string } | { channel: string } | { role: string } | { type: number; value: string | number | boolean };
+export type OptionInput =
+	string | number | boolean | { user: string } | { channel: string } | { role: string } | { type: number; value: string | number | boolean };
 
 export interface SlashCommandInput extends InteractionWhere {
 	name: string;
@@ -95,7 +102,13 @@ function resolveContext(world: InteractionWorld, where: InteractionWhere): Conte
 		if (!where.userId) throw new Error('fake-discord: a DM interaction needs userId');
 		const user = world.user(where.userId);
 		const channel = world.dmChannel(user.id);
-		return { channel, user, permissions: over(where.permissions, DM_APP_PERMISSIONS), appPermissions: over(where.appPermissions, DM_APP_PERMISSIONS), locale };
+		return {
+			channel,
+			user,
+			permissions: over(where.permissions, DM_APP_PERMISSIONS),
+			appPermissions: over(where.appPermissions, DM_APP_PERMISSIONS),
+			locale,
+		};
 	}
 	const guild = (where.guildId && world.guild(where.guildId)) || (where.channelId && world.guildOfChannel(where.channelId)) || world.defaultGuild();
 	if (!guild) throw new Error(`fake-discord: no guild for ${JSON.stringify(where)}`);
@@ -107,7 +120,11 @@ function resolveContext(world: InteractionWorld, where: InteractionWhere): Conte
 	const botMember = guild.members.find((m) => m.user.id === world.bot.id)!;
 	const channel = { ...channelPayload(guild, rawChannel), permissions: String(computePermissions(guild, botMember, rawChannel)) };
 	return {
-		guild, channel, user: member.user, member, locale,
+		guild,
+		channel,
+		user: member.user,
+		member,
+		locale,
 		permissions: over(where.permissions, computePermissions(guild, member, rawChannel)),
 		appPermissions: over(where.appPermissions, computePermissions(guild, botMember, rawChannel)),
 	};
@@ -117,14 +134,29 @@ function basePayload(world: InteractionWorld, ctx: Context, type: number, data: 
 	const { guild, channel, user, member } = ctx;
 	const where = guild
 		? {
-			guild_id: guild.id, guild: { id: guild.id, locale: guild.preferredLocale, features: [] }, guild_locale: guild.preferredLocale,
-			member: { ...member, permissions: String(ctx.permissions) }, context: 0, authorizing_integration_owners: { 0: guild.id },
-		}
+				guild_id: guild.id,
+				guild: { id: guild.id, locale: guild.preferredLocale, features: [] },
+				guild_locale: guild.preferredLocale,
+				member: { ...member, permissions: String(ctx.permissions) },
+				context: 0,
+				authorizing_integration_owners: { 0: guild.id },
+			}
 		: { user, context: 1, authorizing_integration_owners: { 0: '0' } };
 	return {
-		id: nextSnowflake(), application_id: world.applicationId, type, data, token: interactionToken(), version: 1,
-		channel_id: channel.id, channel, app_permissions: String(ctx.appPermissions), locale: ctx.locale, entitlements: [],
-		attachment_size_limit: 10_485_760, ...where, ...extra,
+		id: nextSnowflake(),
+		application_id: world.applicationId,
+		type,
+		data,
+		token: interactionToken(),
+		version: 1,
+		channel_id: channel.id,
+		channel,
+		app_permissions: String(ctx.appPermissions),
+		locale: ctx.locale,
+		entitlements: [],
+		attachment_size_limit: 10_485_760,
+		...where,
+		...extra,
 	};
 }
 
@@ -145,7 +177,15 @@ function addResolved(world: InteractionWorld, ctx: Context, resolved: Json, type
 		const guild = world.guildOfChannel(id) ?? ctx.guild;
 		const channel = guild?.channels.find((c) => c.id === id) ?? { id, type: 0, name: 'unknown' };
 		const permissions = guild && ctx.member ? computePermissions(guild, ctx.member, channel) : ctx.permissions;
-		(resolved.channels ??= {})[id] = { id, name: channel.name, type: channel.type, parent_id: channel.parent_id ?? null, permissions: String(permissions), flags: 0, guild_id: guild?.id };
+		(resolved.channels ??= {})[id] = {
+			id,
+			name: channel.name,
+			type: channel.type,
+			parent_id: channel.parent_id ?? null,
+			permissions: String(permissions),
+			flags: 0,
+			guild_id: guild?.id,
+		};
 	} else if (type === Opt.Role) {
 		const role = ctx.guild?.roles.find((r) => r.id === id) ?? { id, name: 'role', permissions: '0' };
 		(resolved.roles ??= {})[id] = role;
@@ -174,10 +214,18 @@ function buildOptions(world: InteractionWorld, ctx: Context, input: SlashCommand
 			else [type, raw] = [value.type, value.value];
 		} else {
 			raw = value;
-			type ||= typeof value === 'boolean' ? Opt.Boolean : typeof value === 'number' ? (Number.isInteger(value) ? Opt.Integer : Opt.Number) : Opt.String;
+			type ||=
+				typeof value === 'boolean'
+					? Opt.Boolean
+					: typeof value === 'number'
+						? Number.isInteger(value)
+							? Opt.Integer
+							: Opt.Number
+						: Opt.String;
 		}
 		if (input.focused === name) return { type, name, value: String(raw), focused: true };
-		if (typeof raw === 'string' && [Opt.User, Opt.Channel, Opt.Role, Opt.Mentionable].includes(type)) addResolved(world, ctx, resolved, type, raw);
+		if (typeof raw === 'string' && [Opt.User, Opt.Channel, Opt.Role, Opt.Mentionable].includes(type))
+			addResolved(world, ctx, resolved, type, raw);
 		return { type, name, value: raw };
 	});
 	for (const level of wrap.reverse()) options = [{ ...level, options }];
@@ -229,9 +277,10 @@ export function contextMenuPayload(world: InteractionWorld, input: ContextMenuIn
 export function componentPayload(world: InteractionWorld, input: ComponentInput): Json {
 	const ctx = resolveContext(world, input);
 	const componentType = input.componentType ?? ComponentType.Button;
-	const component = componentType === ComponentType.Button
-		? { type: ComponentType.Button, id: 2, style: 1, label: 'Button', custom_id: input.customId }
-		: { type: componentType, id: 2, custom_id: input.customId, options: (input.values ?? []).map((v) => ({ label: v, value: v })) };
+	const component =
+		componentType === ComponentType.Button
+			? { type: ComponentType.Button, id: 2, style: 1, label: 'Button', custom_id: input.customId }
+			: { type: componentType, id: 2, custom_id: input.customId, options: (input.values ?? []).map((v) => ({ label: v, value: v })) };
 	const message = targetMessage(world, ctx, input.message, { components: [{ type: ComponentType.ActionRow, id: 1, components: [component] }] });
 	const data: Json = { custom_id: input.customId, component_type: componentType };
 	if (componentType !== ComponentType.Button) data.values = input.values ?? [];
@@ -242,7 +291,8 @@ export function modalSubmitPayload(world: InteractionWorld, input: ModalSubmitIn
 	const ctx = resolveContext(world, input);
 	let id = 0;
 	const components = Object.entries(input.fields).map(([customId, value]) => ({
-		type: ComponentType.ActionRow, id: ++id,
+		type: ComponentType.ActionRow,
+		id: ++id,
 		components: [{ type: ComponentType.TextInput, id: ++id, custom_id: customId, value }],
 	}));
 	const extra = input.message === undefined ? {} : { message: targetMessage(world, ctx, input.message, {}) };

@@ -4,9 +4,25 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import {
-	ActionRowBuilder, ButtonBuilder, ButtonStyle, ChannelType, ChatInputCommandInteraction, Client, DiscordAPIError, Events,
-	GatewayIntentBits, MessageFlags, ModalBuilder, Partials, PermissionFlagsBits, TextInputBuilder, TextInputStyle,
-	type ClientEvents, type Interaction, type Message, type TextChannel,
+	ActionRowBuilder,
+	ButtonBuilder,
+	ButtonStyle,
+	ChannelType,
+	ChatInputCommandInteraction,
+	Client,
+	DiscordAPIError,
+	Events,
+	GatewayIntentBits,
+	MessageFlags,
+	ModalBuilder,
+	Partials,
+	PermissionFlagsBits,
+	TextInputBuilder,
+	TextInputStyle,
+	type ClientEvents,
+	type Interaction,
+	type Message,
+	type TextChannel,
 } from 'discord.js';
 import { shardOf, startFakeDiscord, type FakeDiscord } from './fake-discord.ts';
 
@@ -57,7 +73,13 @@ describe('fake Discord: one shard, two guilds', () => {
 		assert.equal(client.guilds.cache.size, 2);
 		for (const guild of client.guilds.cache.values()) {
 			assert.equal(guild.available, true);
-			assert.deepEqual(guild.channels.cache.filter((c) => c.type === ChannelType.GuildText).map((c) => c.name).sort(), ['general', 'mod-alerts', 'rules']);
+			assert.deepEqual(
+				guild.channels.cache
+					.filter((c) => c.type === ChannelType.GuildText)
+					.map((c) => c.name)
+					.sort(),
+				['general', 'mod-alerts', 'rules'],
+			);
 			assert.equal(guild.members.cache.size, 5);
 			assert.ok(guild.members.me, 'the bot is a member');
 			assert.ok(guild.roles.everyone.permissions.has(PermissionFlagsBits.SendMessages));
@@ -122,7 +144,9 @@ describe('fake Discord: one shard, two guilds', () => {
 
 	test('a button on a message the bot sent, answered with update()', async () => {
 		const channel = client.guilds.cache.first()!.channels.cache.find((c) => c.name === 'general') as TextChannel;
-		const row = new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId('breathe:start').setLabel('Start').setStyle(ButtonStyle.Primary));
+		const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
+			new ButtonBuilder().setCustomId('breathe:start').setLabel('Start').setStyle(ButtonStyle.Primary),
+		);
 		const sentMessage = await channel.send({ content: 'Ready to breathe?', components: [row] });
 		const arrived = nextInteraction(client);
 		const sent = fake.sendButton({ customId: 'breathe:start', message: sentMessage.id, channelId: channel.id });
@@ -140,8 +164,14 @@ describe('fake Discord: one shard, two guilds', () => {
 		const arrived = nextInteraction(client);
 		const command = fake.sendSlashCommand({ name: 'journal' });
 		const interaction = (await arrived) as ChatInputCommandInteraction;
-		const modal = new ModalBuilder().setCustomId('journal:entry').setTitle('Journal')
-			.addComponents(new ActionRowBuilder<TextInputBuilder>().addComponents(new TextInputBuilder().setCustomId('text').setLabel('Today').setStyle(TextInputStyle.Paragraph)));
+		const modal = new ModalBuilder()
+			.setCustomId('journal:entry')
+			.setTitle('Journal')
+			.addComponents(
+				new ActionRowBuilder<TextInputBuilder>().addComponents(
+					new TextInputBuilder().setCustomId('text').setLabel('Today').setStyle(TextInputStyle.Paragraph),
+				),
+			);
 		await interaction.showModal(modal);
 		assert.equal((await command.callback()).body.type, 9);
 
@@ -196,7 +226,10 @@ describe('fake Discord: one shard, two guilds', () => {
 		const posted = await fake.waitForRequest((r) => r.path === `/channels/${dmId}/messages` && r.body?.content === 'Hello from Haven.');
 		assert.equal(posted.status, 200);
 
-		const sent = await message.channel.send({ content: 'Your export.', files: [{ attachment: Buffer.from('{"entries":[]}'), name: 'export.json' }] });
+		const sent = await message.channel.send({
+			content: 'Your export.',
+			files: [{ attachment: Buffer.from('{"entries":[]}'), name: 'export.json' }],
+		});
 		assert.equal(sent.attachments.first()?.name, 'export.json');
 		const upload = await fake.waitForRequest((r) => r.body?.content === 'Your export.');
 		assert.equal(upload.files?.[0]?.name, 'export.json');
@@ -223,7 +256,10 @@ describe('fake Discord: one shard, two guilds', () => {
 		const userId = '310000000000000003';
 		fake.setDmsClosed(userId);
 		const user = await client.users.fetch(userId);
-		await assert.rejects(user.send('hello'), (error: unknown) => error instanceof DiscordAPIError && error.code === 50007 && error.status === 403);
+		await assert.rejects(
+			user.send('hello'),
+			(error: unknown) => error instanceof DiscordAPIError && error.code === 50007 && error.status === 403,
+		);
 		const createDm = await fake.waitForRequest({ method: 'POST', path: '/users/@me/channels' });
 		assert.equal(createDm.body.recipient_id, userId);
 		const rules = client.guilds.cache.first()!.channels.cache.find((c) => c.name === 'rules') as TextChannel;
@@ -248,7 +284,10 @@ describe('fake Discord: one shard, two guilds', () => {
 		const guildId = client.guilds.cache.first()!.id;
 		await app.commands.set([{ name: 'owner-stats', description: 'Owner only' }], guildId);
 		const guildCommands = await app.commands.fetch({ guildId });
-		assert.deepEqual(guildCommands.map((c) => c.name), ['owner-stats']);
+		assert.deepEqual(
+			guildCommands.map((c) => c.name),
+			['owner-stats'],
+		);
 		assert.equal(guildCommands.first()!.guildId, guildId);
 
 		const arrived = nextInteraction(client);

@@ -21,21 +21,55 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setImmediate as nextTick } from 'node:timers/promises';
 import {
-	ApplicationCommandType, ChannelType, GatewayDispatchEvents, GatewayIntentBits, GatewayOpcodes, InteractionResponseType,
-	InteractionType, MessageFlags, MessageType, PermissionFlagsBits,
+	ApplicationCommandType,
+	ChannelType,
+	GatewayDispatchEvents,
+	GatewayIntentBits,
+	GatewayOpcodes,
+	InteractionResponseType,
+	InteractionType,
+	MessageFlags,
+	MessageType,
+	PermissionFlagsBits,
 } from 'discord.js';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import {
-	buildGuild, channelPayload, computePermissions, dmChannelPayload, guildCreatePayload, makeMessage, makeUser,
-	nextSnowflake, shardOf, snowflakeAt, type FakeGuild, type FakeGuildSpec, type Json,
+	buildGuild,
+	channelPayload,
+	computePermissions,
+	dmChannelPayload,
+	guildCreatePayload,
+	makeMessage,
+	makeUser,
+	nextSnowflake,
+	shardOf,
+	snowflakeAt,
+	type FakeGuild,
+	type FakeGuildSpec,
+	type Json,
 } from './fake-discord-data.ts';
 import {
-	componentPayload, contextMenuPayload, interactionToken, modalSubmitPayload, slashCommandPayload, type ComponentInput,
-	type ContextMenuInput, type InteractionWorld, type ModalSubmitInput, type SlashCommandInput,
+	componentPayload,
+	contextMenuPayload,
+	interactionToken,
+	modalSubmitPayload,
+	slashCommandPayload,
+	type ComponentInput,
+	type ContextMenuInput,
+	type InteractionWorld,
+	type ModalSubmitInput,
+	type SlashCommandInput,
 } from './fake-discord-interactions.ts';
 
 export type { FakeChannelSpec, FakeGuild, FakeGuildSpec, FakeMemberSpec, FakeRoleSpec, Json } from './fake-discord-data.ts';
-export type { ComponentInput, ContextMenuInput, InteractionWhere, ModalSubmitInput, OptionInput, SlashCommandInput } from './fake-discord-interactions.ts';
+export type {
+	ComponentInput,
+	ContextMenuInput,
+	InteractionWhere,
+	ModalSubmitInput,
+	OptionInput,
+	SlashCommandInput,
+} from './fake-discord-interactions.ts';
 export { ALL_PERMISSIONS, shardOf, snowflakeAt } from './fake-discord-data.ts';
 
 export interface FakeDiscordOptions {
@@ -324,11 +358,16 @@ export class FakeDiscord extends EventEmitter {
 
 	private world(): InteractionWorld {
 		return {
-			applicationId: this.applicationId, bot: this.bot, user: (id) => this.user(id), dmChannel: (id) => this.dmChannel(id),
-			message: (id) => this.message(id), guild: (id) => this.guild(id), guildOfChannel: (id) => this.guilds.ofChannel(id),
+			applicationId: this.applicationId,
+			bot: this.bot,
+			user: (id) => this.user(id),
+			dmChannel: (id) => this.dmChannel(id),
+			message: (id) => this.message(id),
+			guild: (id) => this.guild(id),
+			guildOfChannel: (id) => this.guilds.ofChannel(id),
 			defaultGuild: () => (this.guilds.ids[0] === undefined ? undefined : this.guild(this.guilds.ids[0])),
-			command: (name, type, guildId) => [...(guildId ? this.registeredCommands(guildId) : []), ...this.registeredCommands()]
-				.find((c) => c.name === name && c.type === type),
+			command: (name, type, guildId) =>
+				[...(guildId ? this.registeredCommands(guildId) : []), ...this.registeredCommands()].find((c) => c.name === name && c.type === type),
 		};
 	}
 
@@ -341,17 +380,33 @@ export class FakeDiscord extends EventEmitter {
 
 	/** The first recorded request matching, now or within `timeoutMs`. */
 	waitForRequest(match: RequestMatcher, timeoutMs = 2_000): Promise<RecordedRequest> {
-		const test = typeof match === 'function' ? match : (r: RecordedRequest) =>
-			(!match.method || r.method === match.method.toUpperCase()) &&
-			(!match.path || (typeof match.path === 'string' ? r.path === match.path : match.path.test(r.path)));
-		return this.waitUntil(() => this.requests.find(test), timeoutMs, () =>
-			`a request matching ${typeof match === 'function' ? match.toString() : JSON.stringify({ ...match, path: String(match.path) })}; ` +
-			`last seen: ${this.requests.slice(-8).map((r) => `${r.method} ${r.path} ${r.status}`).join(', ') || 'none'}`);
+		const test =
+			typeof match === 'function'
+				? match
+				: (r: RecordedRequest) =>
+						(!match.method || r.method === match.method.toUpperCase()) &&
+						(!match.path || (typeof match.path === 'string' ? r.path === match.path : match.path.test(r.path)));
+		return this.waitUntil(
+			() => this.requests.find(test),
+			timeoutMs,
+			() =>
+				`a request matching ${typeof match === 'function' ? match.toString() : JSON.stringify({ ...match, path: String(match.path) })}; ` +
+				`last seen: ${
+					this.requests
+						.slice(-8)
+						.map((r) => `${r.method} ${r.path} ${r.status}`)
+						.join(', ') || 'none'
+				}`,
+		);
 	}
 
 	/** Resolve once the shard has a live (identified or resumed) connection. */
 	waitForShard(shardId: number, timeoutMs = 5_000): Promise<void> {
-		return this.waitUntil(() => (this.connectedShards().includes(shardId) ? true : undefined), timeoutMs, () => `shard ${shardId}`).then(() => undefined);
+		return this.waitUntil(
+			() => (this.connectedShards().includes(shardId) ? true : undefined),
+			timeoutMs,
+			() => `shard ${shardId}`,
+		).then(() => undefined);
 	}
 
 	private waitUntil<T>(check: () => T | undefined, timeoutMs: number, describe: () => string): Promise<T> {
@@ -379,7 +434,10 @@ export class FakeDiscord extends EventEmitter {
 	// Gateway control
 
 	connectedShards(): number[] {
-		return [...this.shards.entries()].filter(([, s]) => s.conn?.session).map(([id]) => id).sort((a, b) => a - b);
+		return [...this.shards.entries()]
+			.filter(([, s]) => s.conn?.session)
+			.map(([id]) => id)
+			.sort((a, b) => a - b);
 	}
 
 	identifyCount(shardId: number): number {
@@ -453,11 +511,17 @@ export class FakeDiscord extends EventEmitter {
 		const webhook = `/webhooks/${this.applicationId}/${full.token}`;
 		const mine = (r: RecordedRequest) => r.path.startsWith(webhook) || r.path === `/interactions/${full.id}/${full.token}/callback`;
 		return {
-			id: full.id, token: full.token, payload: full,
+			id: full.id,
+			token: full.token,
+			payload: full,
 			callback: (timeoutMs) => this.waitForRequest({ method: 'POST', path: `/interactions/${full.id}/${full.token}/callback` }, timeoutMs),
 			edit: (timeoutMs) => this.waitForRequest({ method: 'PATCH', path: `${webhook}/messages/@original` }, timeoutMs),
-			followup: (index = 0, timeoutMs = 2_000) => this.waitUntil(
-				() => this.requests.filter((r) => r.method === 'POST' && r.path === webhook)[index], timeoutMs, () => `followup #${index} of interaction ${full.id}`),
+			followup: (index = 0, timeoutMs = 2_000) =>
+				this.waitUntil(
+					() => this.requests.filter((r) => r.method === 'POST' && r.path === webhook)[index],
+					timeoutMs,
+					() => `followup #${index} of interaction ${full.id}`,
+				),
 			requests: () => this.requests.filter(mine),
 		};
 	}
@@ -499,14 +563,22 @@ export class FakeDiscord extends EventEmitter {
 		if (inDm) {
 			fields = { channel_id: this.dmChannel(author.id).id, channel_type: ChannelType.DM, mentions: mentionedIds.map((id) => this.user(id)) };
 		} else {
-			guild = (input.guildId && this.guild(input.guildId)) || (input.channelId && this.guilds.ofChannel(input.channelId)) || this.world().defaultGuild();
+			guild =
+				(input.guildId && this.guild(input.guildId)) ||
+				(input.channelId && this.guilds.ofChannel(input.channelId)) ||
+				this.world().defaultGuild();
 			if (!guild) throw new Error('fake-discord: no guild for this message');
-			const channel = input.channelId ? guild.channels.find((c) => c.id === input.channelId) : guild.channels.find((c) => c.type === ChannelType.GuildText);
+			const channel = input.channelId
+				? guild.channels.find((c) => c.id === input.channelId)
+				: guild.channels.find((c) => c.type === ChannelType.GuildText);
 			if (!channel) throw new Error(`fake-discord: no channel ${input.channelId ?? '(text)'} in guild ${guild.id}`);
 			const memberOf = (id: string) => guild!.members.find((m) => m.user.id === id);
 			const strip = (member: Json | undefined) => (member ? { ...member, user: undefined } : undefined);
 			fields = {
-				channel_id: channel.id, channel_type: channel.type, guild_id: guild.id, member: strip(memberOf(author.id)) ?? { roles: [], joined_at: guild.joinedAt, deaf: false, mute: false, flags: 0 },
+				channel_id: channel.id,
+				channel_type: channel.type,
+				guild_id: guild.id,
+				member: strip(memberOf(author.id)) ?? { roles: [], joined_at: guild.joinedAt, deaf: false, mute: false, flags: 0 },
 				mentions: mentionedIds.map((id) => ({ ...this.user(id), member: strip(memberOf(id)) })),
 			};
 		}
@@ -515,7 +587,10 @@ export class FakeDiscord extends EventEmitter {
 		const { intents } = this.sessionFor(guild?.id);
 		if (!(intents & (guild ? I.GuildMessages : I.DirectMessages))) return { message, delivered: false };
 		const blind = guild && !(intents & I.MessageContent) && !mentionedIds.includes(this.bot.id);
-		this.dispatch(GatewayDispatchEvents.MessageCreate, blind ? { ...message, content: '', embeds: [], attachments: [], components: [] } : message);
+		this.dispatch(
+			GatewayDispatchEvents.MessageCreate,
+			blind ? { ...message, content: '', embeds: [], attachments: [], components: [] } : message,
+		);
 		return { message, delivered: true };
 	}
 
@@ -584,11 +659,21 @@ export class FakeDiscord extends EventEmitter {
 		state.conn = conn;
 		const guildIds = this.guilds.ids.filter((id) => shardOf(id, shardCount) === shardId);
 		this.sendDispatch(conn, GatewayDispatchEvents.Ready, {
-			v: 10, user_settings: {}, user: { ...this.bot, verified: true, mfa_enabled: false, flags: 0, email: null },
-			guilds: guildIds.map((id) => ({ id, unavailable: true })), relationships: [], private_channels: [], presences: [],
-			guild_join_requests: [], geo_ordered_rtc_regions: ['local'], session_type: 'normal', session_id: session.id,
-			resume_gateway_url: this.gatewayUrl, shard: [shardId, shardCount],
-			application: { id: this.applicationId, flags: 0 }, _trace: ['["fake-discord",{}]'],
+			v: 10,
+			user_settings: {},
+			user: { ...this.bot, verified: true, mfa_enabled: false, flags: 0, email: null },
+			guilds: guildIds.map((id) => ({ id, unavailable: true })),
+			relationships: [],
+			private_channels: [],
+			presences: [],
+			guild_join_requests: [],
+			geo_ordered_rtc_regions: ['local'],
+			session_type: 'normal',
+			session_id: session.id,
+			resume_gateway_url: this.gatewayUrl,
+			shard: [shardId, shardCount],
+			application: { id: this.applicationId, flags: 0 },
+			_trace: ['["fake-discord",{}]'],
 		});
 		this.emit('change');
 		void this.streamGuilds(conn, guildIds, Number(d.large_threshold ?? 50));
@@ -631,8 +716,12 @@ export class FakeDiscord extends EventEmitter {
 			const chunkCount = Math.max(1, Math.ceil(members.length / 1000));
 			for (let i = 0; i < chunkCount; i++) {
 				this.sendDispatch(conn, GatewayDispatchEvents.GuildMembersChunk, {
-					guild_id: guild.id, members: members.slice(i * 1000, (i + 1) * 1000), chunk_index: i, chunk_count: chunkCount,
-					not_found: i === 0 ? notFound : [], nonce: d.nonce,
+					guild_id: guild.id,
+					members: members.slice(i * 1000, (i + 1) * 1000),
+					chunk_index: i,
+					chunk_count: chunkCount,
+					not_found: i === 0 ? notFound : [],
+					nonce: d.nonce,
 				});
 			}
 		}
@@ -656,7 +745,13 @@ export class FakeDiscord extends EventEmitter {
 		const underApi = /^\/api\/v10\//.test(url.pathname);
 		const path = decodeURIComponent(underApi ? url.pathname.slice('/api/v10'.length) : url.pathname);
 		const record: RecordedRequest = {
-			method, path, query: Object.fromEntries(url.searchParams), body: undefined, headers: req.headers, status: 0, at: Date.now(),
+			method,
+			path,
+			query: Object.fromEntries(url.searchParams),
+			body: undefined,
+			headers: req.headers,
+			status: 0,
+			at: Date.now(),
 		};
 		let reply: Reply;
 		try {
@@ -705,10 +800,13 @@ export class FakeDiscord extends EventEmitter {
 		const r = this.addRoute.bind(this);
 		// Gateway and identity
 		r('GET', '/gateway', () => ok({ url: this.gatewayUrl }), false);
-		r('GET', '/gateway/bot', () => ok({
-			url: this.gatewayUrl, shards: this.options.shardCount,
-			session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: this.options.maxConcurrency },
-		}));
+		r('GET', '/gateway/bot', () =>
+			ok({
+				url: this.gatewayUrl,
+				shards: this.options.shardCount,
+				session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: this.options.maxConcurrency },
+			}),
+		);
 		r('GET', '/users/@me', () => ok({ ...this.bot, verified: true, mfa_enabled: false, flags: 0 }));
 		r('GET', '/users/:user', ({ params }) => ok(this.user(params.user!)));
 		r('GET', '/applications/@me', () => ok(this.application()));
@@ -740,7 +838,10 @@ export class FakeDiscord extends EventEmitter {
 			});
 			r('DELETE', `${prefix}/:command`, ({ params }) => {
 				const old = find(params);
-				this.commands.set(scope(params), this.registeredCommands(scope(params)).filter((c) => c !== old));
+				this.commands.set(
+					scope(params),
+					this.registeredCommands(scope(params)).filter((c) => c !== old),
+				);
 				return noContent;
 			});
 		}
@@ -775,7 +876,11 @@ export class FakeDiscord extends EventEmitter {
 		r('PUT', '/channels/:channel/messages/:message/reactions/:emoji/@me', ({ params }) => (this.channelMessage(params), noContent));
 
 		// Guilds
-		const guild = (id: string) => this.guild(id) ?? (() => { throw notFound(10004, 'Guild'); })();
+		const guild = (id: string) =>
+			this.guild(id) ??
+			(() => {
+				throw notFound(10004, 'Guild');
+			})();
 		r('GET', '/guilds/:guild', ({ params }) => {
 			const { members, channels: _channels, ...rest } = guildCreatePayload(guild(params.guild!));
 			return ok({ ...rest, approximate_member_count: members.length });
@@ -788,7 +893,11 @@ export class FakeDiscord extends EventEmitter {
 		r('GET', '/guilds/:guild/members', ({ params, query }) => {
 			const after = BigInt(query.get('after') ?? 0);
 			const limit = Number(query.get('limit') ?? 1);
-			return ok(guild(params.guild!).members.filter((m) => BigInt(m.user.id) > after).slice(0, limit));
+			return ok(
+				guild(params.guild!)
+					.members.filter((m) => BigInt(m.user.id) > after)
+					.slice(0, limit),
+			);
 		});
 		r('GET', '/guilds/:guild/members/:user', ({ params }) => {
 			const member = guild(params.guild!).members.find((m) => m.user.id === params.user);
@@ -799,10 +908,21 @@ export class FakeDiscord extends EventEmitter {
 
 	private application(): Json {
 		return {
-			id: this.applicationId, name: this.bot.username, icon: null, description: '', summary: '', type: null, bot_public: false,
-			bot_require_code_grant: false, verify_key: 'f'.repeat(64), flags: 0, bot: this.bot, team: null,
+			id: this.applicationId,
+			name: this.bot.username,
+			icon: null,
+			description: '',
+			summary: '',
+			type: null,
+			bot_public: false,
+			bot_require_code_grant: false,
+			verify_key: 'f'.repeat(64),
+			flags: 0,
+			bot: this.bot,
+			team: null,
 			owner: this.ownerId ? this.user(this.ownerId) : makeUser(snowflakeAt(1_450_000_000_000), 'owner'),
-			approximate_guild_count: this.guilds.ids.length, integration_types_config: { 0: {} },
+			approximate_guild_count: this.guilds.ids.length,
+			integration_types_config: { 0: {} },
 		};
 	}
 
@@ -814,12 +934,23 @@ export class FakeDiscord extends EventEmitter {
 		const chatInput = type === ApplicationCommandType.ChatInput;
 		if (!(chatInput ? /^[-_\p{Ll}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u : /^.{1,32}$/u).test(name)) throw invalidForm(`name "${name}" is invalid`);
 		const description = String(body.description ?? '');
-		if (chatInput ? description.length < 1 || description.length > 100 : description !== '') throw invalidForm(`description of ${name} is invalid`);
+		if (chatInput ? description.length < 1 || description.length > 100 : description !== '')
+			throw invalidForm(`description of ${name} is invalid`);
 		const command: Json = {
-			id: existing?.id ?? nextSnowflake(), application_id: this.applicationId, version: '', default_member_permissions: body.default_member_permissions ?? null,
-			type, name, name_localizations: body.name_localizations ?? null, description, description_localizations: body.description_localizations ?? null,
-			...(body.options?.length ? { options: body.options } : {}), contexts: body.contexts ?? null, integration_types: body.integration_types ?? [0],
-			nsfw: body.nsfw ?? false, ...(scope === 'global' ? { dm_permission: body.dm_permission ?? true } : { guild_id: scope }),
+			id: existing?.id ?? nextSnowflake(),
+			application_id: this.applicationId,
+			version: '',
+			default_member_permissions: body.default_member_permissions ?? null,
+			type,
+			name,
+			name_localizations: body.name_localizations ?? null,
+			description,
+			description_localizations: body.description_localizations ?? null,
+			...(body.options?.length ? { options: body.options } : {}),
+			contexts: body.contexts ?? null,
+			integration_types: body.integration_types ?? [0],
+			nsfw: body.nsfw ?? false,
+			...(scope === 'global' ? { dm_permission: body.dm_permission ?? true } : { guild_id: scope }),
 		};
 		const same = existing && JSON.stringify({ ...existing, version: '' }) === JSON.stringify(command);
 		command.version = same ? existing.version : nextSnowflake();
@@ -829,7 +960,13 @@ export class FakeDiscord extends EventEmitter {
 	private overwriteCommands(scope: string, body: unknown): Json[] {
 		if (!Array.isArray(body)) throw invalidForm('expected an array of commands');
 		const old = this.registeredCommands(scope);
-		const next = body.map((c: Json) => this.normalizeCommand(scope, c, old.find((o) => o.name === c.name && o.type === (c.type ?? 1))));
+		const next = body.map((c: Json) =>
+			this.normalizeCommand(
+				scope,
+				c,
+				old.find((o) => o.name === c.name && o.type === (c.type ?? 1)),
+			),
+		);
 		if (new Set(next.map((c) => `${c.type}:${c.name}`)).size !== next.length) throw invalidForm('application command names must be unique');
 		this.commands.set(scope, next);
 		return next;
@@ -869,7 +1006,8 @@ export class FakeDiscord extends EventEmitter {
 				if (kind !== InteractionType.ApplicationCommandAutocomplete) throw invalidForm('not an autocomplete interaction');
 				break;
 			case T.Modal:
-				if (kind === InteractionType.ModalSubmit || kind === InteractionType.ApplicationCommandAutocomplete) throw invalidForm('cannot open a modal here');
+				if (kind === InteractionType.ModalSubmit || kind === InteractionType.ApplicationCommandAutocomplete)
+					throw invalidForm('cannot open a modal here');
 				break;
 			default:
 				if (typeof body?.type !== 'number') throw invalidForm('type is required');
@@ -879,7 +1017,10 @@ export class FakeDiscord extends EventEmitter {
 		const message = ix.original && body.type !== T.DeferredMessageUpdate ? ix.original : undefined;
 		return ok({
 			interaction: {
-				id: ix.id, type: kind, activity_instance_id: null, response_message_id: message?.id ?? null,
+				id: ix.id,
+				type: kind,
+				activity_instance_id: null,
+				response_message_id: message?.id ?? null,
 				response_message_loading: message ? (message.flags & MessageFlags.Loading) !== 0 : null,
 				response_message_ephemeral: message ? (message.flags & MessageFlags.Ephemeral) !== 0 : null,
 			},
@@ -945,18 +1086,34 @@ export class FakeDiscord extends EventEmitter {
 	private botMessage(channelId: string, body: Json, files: RecordedFile[], ix?: InteractionState, validate = true): Json {
 		if (validate) validateMessage(body, files, false);
 		const command = ix?.payload.type === InteractionType.ApplicationCommand ? ix.payload.data : undefined;
-		const type = !ix ? (body.message_reference ? MessageType.Reply : MessageType.Default)
-			: command?.type === ApplicationCommandType.ChatInput ? MessageType.ChatInputCommand
-				: command ? MessageType.ContextMenuCommand : MessageType.Default;
-		const interactionFields = ix ? {
-			webhook_id: this.applicationId, application_id: this.applicationId,
-			interaction_metadata: {
-				id: ix.id, type: ix.payload.type, user: ix.payload.member?.user ?? ix.payload.user,
-				authorizing_integration_owners: ix.payload.authorizing_integration_owners, ...(command ? { name: command.name, command_type: command.type } : {}),
-			},
-		} : {};
+		const type = !ix
+			? body.message_reference
+				? MessageType.Reply
+				: MessageType.Default
+			: command?.type === ApplicationCommandType.ChatInput
+				? MessageType.ChatInputCommand
+				: command
+					? MessageType.ContextMenuCommand
+					: MessageType.Default;
+		const interactionFields = ix
+			? {
+					webhook_id: this.applicationId,
+					application_id: this.applicationId,
+					interaction_metadata: {
+						id: ix.id,
+						type: ix.payload.type,
+						user: ix.payload.member?.user ?? ix.payload.user,
+						authorizing_integration_owners: ix.payload.authorizing_integration_owners,
+						...(command ? { name: command.name, command_type: command.type } : {}),
+					},
+				}
+			: {};
 		const message = makeMessage({
-			channel_id: channelId, author: this.bot, type, ...messageFields(body, files, channelId), ...interactionFields,
+			channel_id: channelId,
+			author: this.bot,
+			type,
+			...messageFields(body, files, channelId),
+			...interactionFields,
 			...(body.message_reference ? { message_reference: { type: 0, channel_id: channelId, ...body.message_reference } } : {}),
 		});
 		this.messages.set(message.id, message);
@@ -968,7 +1125,9 @@ export class FakeDiscord extends EventEmitter {
 		const wasLoading = (message.flags & MessageFlags.Loading) !== 0;
 		const fields = messageFields(body, files, message.channel_id);
 		const edited: Json = {
-			...message, ...fields, attachments: [...(body.attachments ? [] : message.attachments), ...fields.attachments],
+			...message,
+			...fields,
+			attachments: [...(body.attachments ? [] : message.attachments), ...fields.attachments],
 			flags: ((fields.flags ?? message.flags) & ~MessageFlags.Loading) | (message.flags & MessageFlags.Ephemeral),
 			edited_timestamp: wasLoading ? null : new Date().toISOString(),
 		};
@@ -985,7 +1144,14 @@ function messageFields(body: Json, files: RecordedFile[], channelId: string): Js
 	fields.attachments = files.map((file) => {
 		const id = nextSnowflake();
 		const url = `https://cdn.discordapp.com/attachments/${channelId}/${id}/${encodeURIComponent(file.name)}`;
-		return { id, filename: file.name, size: file.data.length, url, proxy_url: url.replace('cdn.discordapp.com', 'media.discordapp.net'), content_type: file.contentType };
+		return {
+			id,
+			filename: file.name,
+			size: file.data.length,
+			url,
+			proxy_url: url.replace('cdn.discordapp.com', 'media.discordapp.net'),
+			content_type: file.contentType,
+		};
 	});
 	return fields;
 }

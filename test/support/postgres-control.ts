@@ -56,7 +56,7 @@ export async function startControlledPostgres(dbName = 'haven'): Promise<Control
 			server = undefined;
 			if (postmaster === undefined) return;
 			process.kill(postmaster, SIGNALS[mode]);
-			for (const deadline = Date.now() + 30_000; alive(postmaster); ) {
+			for (const deadline = Date.now() + 30_000; alive(postmaster);) {
 				if (Date.now() > deadline) throw new Error(`postgres (pid ${postmaster}) did not stop`);
 				await sleep(20);
 			}
@@ -70,9 +70,9 @@ export async function startControlledPostgres(dbName = 'haven'): Promise<Control
 			server = undefined;
 			if (running) await running.stop();
 			else if (pid() !== undefined) process.kill(pid()!, 'SIGINT');
-			for (const deadline = Date.now() + 10_000; pid() !== undefined && Date.now() < deadline; ) await sleep(20);
+			for (const deadline = Date.now() + 10_000; pid() !== undefined && Date.now() < deadline;) await sleep(20);
 			rmSync(dataDir, { recursive: true, force: true });
-		}
+		},
 	};
 	return control;
 }

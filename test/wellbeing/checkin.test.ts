@@ -27,14 +27,23 @@ describe('registration', () => {
 		const checkin = w.fake.registeredCommands().find((c) => c.name === 'checkin')!;
 		assert.ok(checkin, 'registered globally');
 		const kinds = checkin.options.map((o: any) => `${o.type}:${o.name}`);
-		assert.deepEqual(kinds, [`${ApplicationCommandOptionType.Subcommand}:log`, `${ApplicationCommandOptionType.Subcommand}:history`, `${ApplicationCommandOptionType.SubcommandGroup}:reminders`]);
+		assert.deepEqual(kinds, [
+			`${ApplicationCommandOptionType.Subcommand}:log`,
+			`${ApplicationCommandOptionType.Subcommand}:history`,
+			`${ApplicationCommandOptionType.SubcommandGroup}:reminders`,
+		]);
 		const reminders = checkin.options.find((o: any) => o.name === 'reminders');
-		assert.deepEqual(reminders.options.map((o: any) => o.name), ['set', 'show', 'off']);
+		assert.deepEqual(
+			reminders.options.map((o: any) => o.name),
+			['set', 'show', 'off'],
+		);
 		for (const name of ['checkin', 'coping', 'ghostletter', 'joke', 'compliment', 'trivia', 'wouldyourather']) {
 			const command = w.fake.registeredCommands().find((c) => c.name === name);
 			assert.ok(command, `/${name} registered`);
 			const types = (command.options ?? []).map((o: any) => o.type);
-			const nested = types.filter((t: number) => t === ApplicationCommandOptionType.Subcommand || t === ApplicationCommandOptionType.SubcommandGroup);
+			const nested = types.filter(
+				(t: number) => t === ApplicationCommandOptionType.Subcommand || t === ApplicationCommandOptionType.SubcommandGroup,
+			);
 			assert.ok(nested.length === 0 || nested.length === types.length, `/${name}: subcommands are not mixed with options`);
 		}
 	});
@@ -51,7 +60,10 @@ describe('/checkin log and history', () => {
 		assert.match(text, /Logged: \*\*Anxious\*\*, intensity 4\/5, with a private note \(stored encrypted\)/);
 		assert.match(text, /first check-in/);
 		assert.match(text, /\/coping breathing/, 'a heavy check-in suggests a coping tool');
-		const rows = await sql<{ note: string; mood: string; intensity: number; guild_id: string }>('select note, mood, intensity, guild_id from mood_check_ins where user_id = ?', [user]);
+		const rows = await sql<{ note: string; mood: string; intensity: number; guild_id: string }>(
+			'select note, mood, intensity, guild_id from mood_check_ins where user_id = ?',
+			[user],
+		);
 		assert.equal(rows.length, 1);
 		assert.match(rows[0]!.note, /^hv1:/, 'ciphertext at rest');
 		assert.ok(!rows[0]!.note.includes('exam'));
@@ -67,13 +79,21 @@ describe('/checkin log and history', () => {
 		await log(user, 'sad', 5);
 		await log(user, 'stressed', 4);
 		await log(user, 'okay', 3);
-		const { callback } = await run(w.fake, { name: 'checkin', subcommand: 'log', userId: user, dm: true, options: { mood: 'good', intensity: 4 } });
+		const { callback } = await run(w.fake, {
+			name: 'checkin',
+			subcommand: 'log',
+			userId: user,
+			dm: true,
+			options: { mood: 'good', intensity: 4 },
+		});
 		assertPrivate(callback);
 		const text = textOf(callback.body);
 		assert.doesNotMatch(text, /private note/);
 		assert.match(text, /Your last 4 check-ins \(oldest first\): 😢5 → 😣4 → 😐3 → 🙂4/);
 		assert.match(text, /brighter/);
-		const [row] = await sql<{ guild_id: string | null }>('select guild_id from mood_check_ins where user_id = ? order by id desc limit 1', [user]);
+		const [row] = await sql<{ guild_id: string | null }>('select guild_id from mood_check_ins where user_id = ? order by id desc limit 1', [
+			user,
+		]);
 		assert.equal(row!.guild_id, null, 'a DM check-in belongs to no server');
 	});
 
@@ -107,7 +127,9 @@ describe('/checkin log and history', () => {
 		assert.ok(followup.body.flags & 64, 'still private');
 		await new Promise((resolve) => setTimeout(resolve, 100));
 		assert.equal(await counter('crisisEvents'), events + 1);
-		const [event] = await sql<{ user_id: string | null; details: string | null; trigger: string }>('select user_id, details, trigger from crisis_events order by id desc limit 1');
+		const [event] = await sql<{ user_id: string | null; details: string | null; trigger: string }>(
+			'select user_id, details, trigger from crisis_events order by id desc limit 1',
+		);
 		assert.deepEqual(event, { user_id: null, details: null, trigger: 'command' });
 	});
 });
@@ -119,25 +141,47 @@ describe('/checkin reminders', () => {
 		assertPrivate(show0.callback);
 		assert.match(textOf(show0.callback.body), /reminders are \*\*off\*\*/);
 
-		const bad = await run(w.fake, { name: 'checkin', subcommandGroup: 'reminders', subcommand: 'set', userId: user, options: { every: 1440, timezone: 'Mars/Olympus_Mons' } });
+		const bad = await run(w.fake, {
+			name: 'checkin',
+			subcommandGroup: 'reminders',
+			subcommand: 'set',
+			userId: user,
+			options: { every: 1440, timezone: 'Mars/Olympus_Mons' },
+		});
 		assertPrivate(bad.callback);
 		assert.match(textOf(bad.callback.body), /I don't know the timezone `Mars\/Olympus_Mons`/);
-		const half = await run(w.fake, { name: 'checkin', subcommandGroup: 'reminders', subcommand: 'set', userId: user, options: { every: 1440, quiet_start: 23 } });
+		const half = await run(w.fake, {
+			name: 'checkin',
+			subcommandGroup: 'reminders',
+			subcommand: 'set',
+			userId: user,
+			options: { every: 1440, quiet_start: 23 },
+		});
 		assert.match(textOf(half.callback.body), /both `quiet_start` and `quiet_end`/);
 		assert.equal((await sql('select 1 from check_in_reminders where user_id = ?', [user])).length, 0, 'nothing saved');
 
 		const started = Date.now();
-		const set = await run(w.fake, { name: 'checkin', subcommandGroup: 'reminders', subcommand: 'set', userId: user, options: { every: 720, timezone: 'europe/paris' } });
+		const set = await run(w.fake, {
+			name: 'checkin',
+			subcommandGroup: 'reminders',
+			subcommand: 'set',
+			userId: user,
+			options: { every: 720, timezone: 'europe/paris' },
+		});
 		assertPrivate(set.callback);
 		const text = textOf(set.callback.body);
 		assert.match(text, /Reminders are on/);
 		assert.match(text, /Twice a day/);
 		assert.match(text, /Timezone: Europe\/Paris/);
 		assert.match(text, /Quiet hours: 22:00 to 08:00/, 'default quiet hours');
-		const [row] = await sql<{ enabled: boolean; interval_minutes: number; timezone: string; quiet_start: number; quiet_end: number; next_due_at: Date }>(
-			'select enabled, interval_minutes, timezone, quiet_start, quiet_end, next_due_at from check_in_reminders where user_id = ?',
-			[user]
-		);
+		const [row] = await sql<{
+			enabled: boolean;
+			interval_minutes: number;
+			timezone: string;
+			quiet_start: number;
+			quiet_end: number;
+			next_due_at: Date;
+		}>('select enabled, interval_minutes, timezone, quiet_start, quiet_end, next_due_at from check_in_reminders where user_id = ?', [user]);
 		assert.equal(row!.enabled, true);
 		assert.equal(row!.timezone, 'Europe/Paris');
 		assert.deepEqual([row!.quiet_start, row!.quiet_end], [22, 8]);
@@ -149,7 +193,13 @@ describe('/checkin reminders', () => {
 		assert.match(shown, /Every 4 hours/);
 		assert.match(shown, /Europe\/Paris/);
 		assert.match(shown, /22:00 to 08:00/);
-		await run(w.fake, { name: 'checkin', subcommandGroup: 'reminders', subcommand: 'set', userId: user, options: { every: 240, quiet_start: 5, quiet_end: 5 } });
+		await run(w.fake, {
+			name: 'checkin',
+			subcommandGroup: 'reminders',
+			subcommand: 'set',
+			userId: user,
+			options: { every: 240, quiet_start: 5, quiet_end: 5 },
+		});
 		shown = textOf((await run(w.fake, { name: 'checkin', subcommandGroup: 'reminders', subcommand: 'show', userId: user })).callback.body);
 		assert.match(shown, /Quiet hours: none/);
 
@@ -162,7 +212,14 @@ describe('/checkin reminders', () => {
 	});
 
 	test('timezone autocomplete suggests IANA names', async () => {
-		const ix = w.fake.sendSlashCommand({ name: 'checkin', subcommandGroup: 'reminders', subcommand: 'set', userId: someone(), options: { every: 1440, timezone: 'new_y' }, focused: 'timezone' });
+		const ix = w.fake.sendSlashCommand({
+			name: 'checkin',
+			subcommandGroup: 'reminders',
+			subcommand: 'set',
+			userId: someone(),
+			options: { every: 1440, timezone: 'new_y' },
+			focused: 'timezone',
+		});
 		const callback = await ix.callback();
 		assert.equal(callback.body.type, InteractionResponseType.ApplicationCommandAutocompleteResult);
 		const names = callback.body.data.choices.map((c: { value: string }) => c.value);
@@ -172,7 +229,13 @@ describe('/checkin reminders', () => {
 
 	test('a check-in postpones the next reminder by one interval', async () => {
 		const user = someone();
-		await run(w.fake, { name: 'checkin', subcommandGroup: 'reminders', subcommand: 'set', userId: user, options: { every: 1440, timezone: 'UTC', quiet_start: 0, quiet_end: 0 } });
+		await run(w.fake, {
+			name: 'checkin',
+			subcommandGroup: 'reminders',
+			subcommand: 'set',
+			userId: user,
+			options: { every: 1440, timezone: 'UTC', quiet_start: 0, quiet_end: 0 },
+		});
 		await sql('update check_in_reminders set next_due_at = ? where user_id = ?', [new Date(Date.now() + 60_000), user]);
 		const { callback } = await log(user, 'good', 3);
 		assert.match(textOf(callback.body), /Your next reminder moves to <t:\d+:R>/);
@@ -196,7 +259,8 @@ describe('the reminder scheduler (explicit clock)', () => {
 		await sql('update check_in_reminders set enabled = false');
 	});
 
-	const dmPosts = (user: string) => w.fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${w.fake.dmChannel(user).id}/messages`);
+	const dmPosts = (user: string) =>
+		w.fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${w.fake.dmChannel(user).id}/messages`);
 
 	test('the service started the scheduler at boot', () => {
 		assert.ok(container.reminders, 'container.reminders');
@@ -216,7 +280,10 @@ describe('the reminder scheduler (explicit clock)', () => {
 		assert.match(textOf(dm.body), /Time for a check-in/);
 		assert.deepEqual(dm.body.allowed_mentions, { parse: [] });
 		assert.ok(dm.body.components[0].components.some((b: { custom_id: string }) => b.custom_id === REMINDER_OFF_BUTTON));
-		const [row] = await sql<{ next_due_at: Date; last_sent_at: Date; enabled: boolean }>('select next_due_at, last_sent_at, enabled from check_in_reminders where user_id = ?', [user]);
+		const [row] = await sql<{ next_due_at: Date; last_sent_at: Date; enabled: boolean }>(
+			'select next_due_at, last_sent_at, enabled from check_in_reminders where user_id = ?',
+			[user],
+		);
 		assert.equal(new Date(row!.next_due_at).toISOString(), '2031-03-11T12:00:00.000Z');
 		assert.equal(new Date(row!.last_sent_at).toISOString(), T.toISOString());
 		// A second tick at the same moment sends nothing more.
@@ -224,7 +291,12 @@ describe('the reminder scheduler (explicit clock)', () => {
 		assert.equal(dmPosts(user).length, 1);
 
 		// The DM's button turns reminders off.
-		const click = w.fake.sendButton({ customId: REMINDER_OFF_BUTTON, userId: user, dm: true, message: { embeds: dm.body.embeds, components: dm.body.components } });
+		const click = w.fake.sendButton({
+			customId: REMINDER_OFF_BUTTON,
+			userId: user,
+			dm: true,
+			message: { embeds: dm.body.embeds, components: dm.body.components },
+		});
 		const answer = await click.callback();
 		assert.equal(answer.body.type, InteractionResponseType.UpdateMessage);
 		assert.match(answer.body.data.content, /reminders are off/);
@@ -257,7 +329,10 @@ describe('the reminder scheduler (explicit clock)', () => {
 		w.fake.setDmsClosed(user);
 		const result = await container.reminders!.tick(T);
 		assert.equal(result.closed, 1);
-		const [row] = await sql<{ enabled: boolean; disabled_reason: string }>('select enabled, disabled_reason from check_in_reminders where user_id = ?', [user]);
+		const [row] = await sql<{ enabled: boolean; disabled_reason: string }>(
+			'select enabled, disabled_reason from check_in_reminders where user_id = ?',
+			[user],
+		);
 		assert.deepEqual(row, { enabled: false, disabled_reason: 'dms_closed' });
 		assert.equal((await container.reminders!.tick(new Date(T.getTime() + 2 * 86_400_000))).closed, 0, 'never tried again');
 		const shown = textOf((await run(w.fake, { name: 'checkin', subcommandGroup: 'reminders', subcommand: 'show', userId: user })).callback.body);
@@ -277,7 +352,7 @@ describe('the reminder scheduler (explicit clock)', () => {
 					if (users.includes(userId)) sentBy.push(`${name}:${userId}`);
 					return 'sent';
 				},
-				log: { info() {}, warn() {}, error() {} }
+				log: { info() {}, warn() {}, error() {} },
 			});
 		const [a, b] = [instance('a'), instance('b')];
 		const results = await Promise.all([a.tick(due), b.tick(due), a.tick(due)]);

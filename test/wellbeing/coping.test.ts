@@ -6,8 +6,29 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { container } from '@sapphire/framework';
 import { InteractionResponseType } from 'discord.js';
 import { createAi } from '../../src/lib/ai/index.ts';
-import { AFFIRMATIONS, BREATHING, CHALLENGES, COPING, COPING_KINDS, DISTRACTIONS, GROUNDING, JOURNAL_PROMPTS } from '../../src/lib/wellbeing/coping.ts';
-import { assertPrivate, assertPublic, completions, counter, data, run, someone, sql, startWellbeingWorld, textOf, type WellbeingWorld } from './support.ts';
+import {
+	AFFIRMATIONS,
+	BREATHING,
+	CHALLENGES,
+	COPING,
+	COPING_KINDS,
+	DISTRACTIONS,
+	GROUNDING,
+	JOURNAL_PROMPTS,
+} from '../../src/lib/wellbeing/coping.ts';
+import {
+	assertPrivate,
+	assertPublic,
+	completions,
+	counter,
+	data,
+	run,
+	someone,
+	sql,
+	startWellbeingWorld,
+	textOf,
+	type WellbeingWorld,
+} from './support.ts';
 
 let w: WellbeingWorld;
 const AI_EXERCISE = 'Try this: breathe in for four, hold for four, out for six. Notice your shoulders drop. You are doing well.';
@@ -25,19 +46,30 @@ beforeEach(() => {
 	w.openai.reply = AI_EXERCISE;
 });
 
-const coping = (kind: string, userId: string, options: Record<string, string | boolean> = {}) => run(w.fake, { name: 'coping', subcommand: kind, userId, options }, 6_000);
+const coping = (kind: string, userId: string, options: Record<string, string | boolean> = {}) =>
+	run(w.fake, { name: 'coping', subcommand: kind, userId, options }, 6_000);
 const description = (body: any) => data({ body } as never).embeds?.[0]?.description ?? '';
 
 describe("Haven's own exercises (no feeling given)", () => {
 	test('every subcommand answers privately from its pool, without asking the AI', async () => {
-		const pools: Record<string, readonly string[]> = { breathing: BREATHING, grounding: GROUNDING, affirmation: AFFIRMATIONS, distraction: DISTRACTIONS, challenge: CHALLENGES, journal: JOURNAL_PROMPTS };
+		const pools: Record<string, readonly string[]> = {
+			breathing: BREATHING,
+			grounding: GROUNDING,
+			affirmation: AFFIRMATIONS,
+			distraction: DISTRACTIONS,
+			challenge: CHALLENGES,
+			journal: JOURNAL_PROMPTS,
+		};
 		for (const kind of COPING_KINDS) {
 			const { callback } = await coping(kind, someone());
 			assert.equal(callback.body.type, InteractionResponseType.ChannelMessageWithSource, kind);
 			assertPrivate(callback);
 			const embed = callback.body.data.embeds[0];
 			assert.equal(embed.title, `${COPING[kind].emoji} ${COPING[kind].title}`);
-			assert.ok(pools[kind]!.some((item) => embed.description.includes(item)), `${kind}: from the pool`);
+			assert.ok(
+				pools[kind]!.some((item) => embed.description.includes(item)),
+				`${kind}: from the pool`,
+			);
 			assert.match(embed.footer.text, /One of Haven's exercises/);
 		}
 		assert.equal(completions(w.openai).length, 0, 'no AI call without a feeling');
@@ -101,7 +133,10 @@ describe('adapted with AI to how the person feels', () => {
 		assert.ok(callback.body.data.flags & 64, 'deferred privately');
 		const edit = await ix.edit(8_000);
 		const text = edit.body.embeds[0].description as string;
-		assert.ok(AFFIRMATIONS.some((a) => text.includes(a)), text);
+		assert.ok(
+			AFFIRMATIONS.some((a) => text.includes(a)),
+			text,
+		);
 		assert.ok(Date.now() - started >= 2_000, 'waited for the AI deadline');
 		assert.equal(callback.status, 204, 'Discord accepted the deferral');
 	});

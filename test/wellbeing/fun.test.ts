@@ -9,7 +9,20 @@ import { updateGuildSettings } from '../../src/lib/settings/guild-settings.ts';
 import { COMPLIMENTS, JOKES } from '../../src/lib/wellbeing/fun.ts';
 import { TRIVIA_POOL, WYR_POOL } from '../../src/lib/wellbeing/games.ts';
 import type { RecordedRequest, SentInteraction } from '../support/fake-discord.ts';
-import { assertPrivate, assertPublic, buttonsOf, completions, JUNO, KAI, run, someone, sql, startWellbeingWorld, textOf, type WellbeingWorld } from './support.ts';
+import {
+	assertPrivate,
+	assertPublic,
+	buttonsOf,
+	completions,
+	JUNO,
+	KAI,
+	run,
+	someone,
+	sql,
+	startWellbeingWorld,
+	textOf,
+	type WellbeingWorld,
+} from './support.ts';
 
 let w: WellbeingWorld;
 
@@ -27,7 +40,7 @@ const TRIVIA_JSON = JSON.stringify({
 	question: 'Which planet is closest to the Sun?',
 	choices: ['Mercury', 'Venus', 'Earth', 'Mars'],
 	answer: 0,
-	explanation: 'Mercury orbits closest to the Sun, taking 88 days per orbit.'
+	explanation: 'Mercury orbits closest to the Sun, taking 88 days per orbit.',
 });
 const WYR_JSON = '```json\n{"a": "Would you rather have a pet penguin", "b": "or a pet otter?"}\n```';
 
@@ -93,7 +106,10 @@ describe('/joke and /compliment', () => {
 		w.openai.retryAfter = undefined;
 		const pooled = await run(w.fake, { name: 'compliment', userId: JUNO, options: { member: { user: KAI } } });
 		const text = pooled.callback.body.data.content as string;
-		assert.ok(COMPLIMENTS.some((c) => text.endsWith(c)), text);
+		assert.ok(
+			COMPLIMENTS.some((c) => text.endsWith(c)),
+			text,
+		);
 	});
 });
 
@@ -107,7 +123,10 @@ describe('/trivia', () => {
 		assert.match(textOf(callback.body), /Which planet is closest to the Sun\?/);
 		assert.match(completions(w.openai)[0]!.system, /trivia question about space/);
 		const buttons = buttonsOf(callback.body);
-		assert.deepEqual(buttons.map((b) => b.label), ['A', 'B', 'C', 'D', 'Reveal answer']);
+		assert.deepEqual(
+			buttons.map((b) => b.label),
+			['A', 'B', 'C', 'D', 'Reveal answer'],
+		);
 		const [row] = await sql<{ content: any; started_by: string }>('select content, started_by from game_rounds order by id desc limit 1');
 		assert.equal(row!.started_by, starter);
 		const correct = row!.content.answer as number;
@@ -129,7 +148,9 @@ describe('/trivia', () => {
 
 		const again = await click(message.id, buttons[wrongChoice]!.custom_id!, right);
 		assert.match((await again.ix.followup(0)).body.content, /already answered this one/);
-		const votes = await sql<{ user_id: string; choice: number }>('select user_id, choice from game_votes where round_id = (select max(id) from game_rounds)');
+		const votes = await sql<{ user_id: string; choice: number }>(
+			'select user_id, choice from game_votes where round_id = (select max(id) from game_rounds)',
+		);
 		assert.equal(votes.length, 2);
 		assert.equal(votes.find((v) => v.user_id === right)!.choice, correct, 'the first answer stands');
 
@@ -158,7 +179,9 @@ describe('/trivia', () => {
 		const results = await Promise.all(clicks);
 		const followups = await Promise.all(results.map((r) => r.ix.followup(0, 5_000)));
 		assert.equal(followups.filter((f) => /already answered/.test(f.body.content)).length, 3);
-		const [{ n }] = (await sql<{ n: number }>('select count(*)::int as n from game_votes where round_id = (select max(id) from game_rounds)')) as [{ n: number }];
+		const [{ n }] = (await sql<{ n: number }>(
+			'select count(*)::int as n from game_votes where round_id = (select max(id) from game_rounds)',
+		)) as [{ n: number }];
 		assert.equal(n, 8);
 		assert.match(textOf(w.fake.message(message.id)), /8 people answered/);
 	});
@@ -168,11 +191,22 @@ describe('/trivia', () => {
 		w.openai.garbage = 'invalid_json';
 		const garbled = await run(w.fake, { name: 'trivia', userId: someone(), options: { category: 'nature' } });
 		const text = textOf(garbled.callback.body);
-		assert.ok(TRIVIA_POOL.filter((q) => q.category === 'nature').some((q) => text.includes(q.question)), text);
+		assert.ok(
+			TRIVIA_POOL.filter((q) => q.category === 'nature').some((q) => text.includes(q.question)),
+			text,
+		);
 		w.openai.mode = 'answer';
-		w.openai.reply = JSON.stringify({ question: 'Which of these is a fruit?', choices: ['Apple', 'apple', 'Carrot', 'Leek'], answer: 0, explanation: 'Apples grow on trees.' });
+		w.openai.reply = JSON.stringify({
+			question: 'Which of these is a fruit?',
+			choices: ['Apple', 'apple', 'Carrot', 'Leek'],
+			answer: 0,
+			explanation: 'Apples grow on trees.',
+		});
 		const duplicate = await run(w.fake, { name: 'trivia', userId: someone(), options: { category: 'food' } });
-		assert.ok(TRIVIA_POOL.some((q) => textOf(duplicate.callback.body).includes(q.question)), 'duplicate choices are refused');
+		assert.ok(
+			TRIVIA_POOL.some((q) => textOf(duplicate.callback.body).includes(q.question)),
+			'duplicate choices are refused',
+		);
 		w.openai.reply = 'Sure! Here is a question: what is the capital of France?';
 		const prose = await run(w.fake, { name: 'trivia', userId: someone() });
 		assert.ok(TRIVIA_POOL.some((q) => textOf(prose.callback.body).includes(q.question)));
@@ -197,7 +231,10 @@ describe('/wouldyourather', () => {
 		const text = textOf(callback.body);
 		assert.match(text, /🅰️ have a pet penguin\n/);
 		assert.match(text, /🅱️ a pet otter\n/);
-		assert.deepEqual(buttonsOf(callback.body).map((b) => b.label), ['A · 0', 'B · 0']);
+		assert.deepEqual(
+			buttonsOf(callback.body).map((b) => b.label),
+			['A · 0', 'B · 0'],
+		);
 		const message = await postedMessage(ix);
 		const [a, b] = buttonsOf(callback.body);
 
@@ -205,15 +242,26 @@ describe('/wouldyourather', () => {
 		const first = await click(message.id, a!.custom_id!, voter);
 		assert.equal(first.callback.body.type, InteractionResponseType.DeferredMessageUpdate);
 		assert.match((await first.ix.followup(0)).body.content, /Your vote: 🅰️ have a pet penguin/);
-		assert.deepEqual(buttonsOf(w.fake.message(message.id)).map((x) => x.label), ['A · 1', 'B · 0']);
+		assert.deepEqual(
+			buttonsOf(w.fake.message(message.id)).map((x) => x.label),
+			['A · 1', 'B · 0'],
+		);
 		const second = await click(message.id, b!.custom_id!, voter);
 		assert.match((await second.ix.followup(0)).body.content, /already voted \(🅰️ have a pet penguin\)/);
-		assert.deepEqual(buttonsOf(w.fake.message(message.id)).map((x) => x.label), ['A · 1', 'B · 0'], 'a second vote changes nothing');
+		assert.deepEqual(
+			buttonsOf(w.fake.message(message.id)).map((x) => x.label),
+			['A · 1', 'B · 0'],
+			'a second vote changes nothing',
+		);
 
 		const people = Array.from({ length: 9 }, () => someone());
-		const results = await Promise.all([...people, people[0]!, people[4]!].map((user, i) => click(message.id, (i % 3 === 0 ? a : b)!.custom_id!, user)));
+		const results = await Promise.all(
+			[...people, people[0]!, people[4]!].map((user, i) => click(message.id, (i % 3 === 0 ? a : b)!.custom_id!, user)),
+		);
 		await Promise.all(results.map((r) => r.ix.followup(0, 5_000)));
-		const counts = await sql<{ choice: number; n: number }>('select choice, count(*)::int as n from game_votes where round_id = (select max(id) from game_rounds) group by choice order by choice');
+		const counts = await sql<{ choice: number; n: number }>(
+			'select choice, count(*)::int as n from game_votes where round_id = (select max(id) from game_rounds) group by choice order by choice',
+		);
 		const total = counts.reduce((sum, row) => sum + row.n, 0);
 		assert.equal(total, 10, 'ten different people');
 		const labels = buttonsOf(w.fake.message(message.id)).map((x) => x.label);

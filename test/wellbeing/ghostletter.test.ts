@@ -20,7 +20,12 @@ after(async () => {
 
 const letters = (userId: string) => sql<{ content: string }>('select content from ghost_letters where user_id = ? order by id', [userId]);
 /** Ghost letter commands by one person, each as if 8 s apart (the cooldown is per person and per command). */
-const ghost = async (userId: string, subcommand: string, options: Record<string, string | number> = {}, extra: { guildId?: string; dm?: boolean } = {}) => {
+const ghost = async (
+	userId: string,
+	subcommand: string,
+	options: Record<string, string | number> = {},
+	extra: { guildId?: string; dm?: boolean } = {},
+) => {
 	const result = await run(w.fake, { name: 'ghostletter', subcommand, userId, options, ...extra });
 	const cooldown = container.stores.get('preconditions').get('Cooldown') as unknown as { release(): void };
 	cooldown.release();
@@ -63,7 +68,11 @@ describe('keep and let go', () => {
 		const input = callback.body.data.components[0].components[0];
 		assert.equal(input.custom_id, 'letter');
 		assert.equal(input.max_length, 4000);
-		const submit = w.fake.sendModalSubmit({ customId: 'ghostletter-modal:keep', userId: user, fields: { letter: 'A long letter\nwith several lines\nto myself.' } });
+		const submit = w.fake.sendModalSubmit({
+			customId: 'ghostletter-modal:keep',
+			userId: user,
+			fields: { letter: 'A long letter\nwith several lines\nto myself.' },
+		});
 		const answer = await submit.callback();
 		assertPrivate(answer);
 		assert.match(answer.body.data.content, /Kept/);
@@ -95,8 +104,8 @@ describe('read, delete, clear', () => {
 			[
 				['Newer', true],
 				['Older', false],
-				['Delete this letter', false]
-			]
+				['Delete this letter', false],
+			],
 		);
 		const older = w.fake.sendButton({ customId: buttons[1]!.custom_id!, userId: user });
 		const page2 = await older.callback();
@@ -114,10 +123,7 @@ describe('read, delete, clear', () => {
 		const afterDelete = await del.callback();
 		assert.match(textOf(afterDelete.body), /Deleted that letter for good/);
 		assert.match(textOf(afterDelete.body), /Ghost letter 1 of 2/);
-		assert.deepEqual(
-			(await sql<{ n: number }>('select count(*)::int as n from ghost_letters where user_id = ?', [user]))[0]!.n,
-			2
-		);
+		assert.deepEqual((await sql<{ n: number }>('select count(*)::int as n from ghost_letters where user_id = ?', [user]))[0]!.n, 2);
 		const number = await ghost(user, 'read', { number: 2 });
 		assert.match(textOf(number.callback.body), /Ghost letter 2 of 2\n.*first letter/s);
 	});
@@ -180,7 +186,9 @@ describe('server toggle and safety', () => {
 		assert.equal((await letters(user)).length, 0);
 		await new Promise((resolve) => setTimeout(resolve, 100));
 		assert.equal(await counter('crisisEvents'), events + 1);
-		const [event] = await sql<{ user_id: string | null; details: string | null }>('select user_id, details from crisis_events order by id desc limit 1');
+		const [event] = await sql<{ user_id: string | null; details: string | null }>(
+			'select user_id, details from crisis_events order by id desc limit 1',
+		);
 		assert.deepEqual(event, { user_id: null, details: null });
 	});
 });

@@ -14,7 +14,17 @@ import { definition as trivia } from '../../src/commands/fun/trivia.ts';
 import { definition as wouldyourather } from '../../src/commands/fun/wouldyourather.ts';
 import { extractJson, generate, isKind, parsePlain, pick, sample } from '../../src/lib/wellbeing/ai.ts';
 import { MOODS, renderCheckInLogged, renderHistory, trendOf, type CheckInRow } from '../../src/lib/wellbeing/checkins.ts';
-import { AFFIRMATIONS, BREATHING, CHALLENGES, COPING_KINDS, copingFallback, DISTRACTIONS, GROUNDING, JOURNAL_PROMPTS, renderCoping } from '../../src/lib/wellbeing/coping.ts';
+import {
+	AFFIRMATIONS,
+	BREATHING,
+	CHALLENGES,
+	COPING_KINDS,
+	copingFallback,
+	DISTRACTIONS,
+	GROUNDING,
+	JOURNAL_PROMPTS,
+	renderCoping,
+} from '../../src/lib/wellbeing/coping.ts';
 import { COMPLIMENTS, JOKES, renderCompliment, safeName } from '../../src/lib/wellbeing/fun.ts';
 import {
 	parseGameButton,
@@ -29,7 +39,7 @@ import {
 	triviaFallback,
 	withRoundLock,
 	WYR_POOL,
-	wyrButtonId
+	wyrButtonId,
 } from '../../src/lib/wellbeing/games.ts';
 import { clearButtonId, deleteButtonId, pageButtonId, parseLetterButton, parseModalId, renderLetter } from '../../src/lib/wellbeing/ghost-letters.ts';
 import {
@@ -41,7 +51,7 @@ import {
 	suggestTimeZones,
 	validTimeZone,
 	type DueReminder,
-	type ReminderStore
+	type ReminderStore,
 } from '../../src/lib/wellbeing/reminders.ts';
 import type { Ai } from '../../src/lib/ai/index.ts';
 import { AiError } from '../../src/lib/ai/index.ts';
@@ -103,7 +113,10 @@ describe('the reminder scheduler (injected clock and store)', () => {
 			rows,
 			disabled,
 			async due(now, limit) {
-				return [...rows.values()].filter((r) => !disabled.includes(r.userId) && r.nextDueAt <= now).slice(0, limit).map((r) => ({ ...r }));
+				return [...rows.values()]
+					.filter((r) => !disabled.includes(r.userId) && r.nextDueAt <= now)
+					.slice(0, limit)
+					.map((r) => ({ ...r }));
 			},
 			async claim(userId, expected, next) {
 				const row = rows.get(userId);
@@ -113,7 +126,7 @@ describe('the reminder scheduler (injected clock and store)', () => {
 			},
 			async disable(userId) {
 				disabled.push(userId);
-			}
+			},
 		};
 	}
 	const quietLog = { info() {}, warn() {}, error() {} };
@@ -122,7 +135,7 @@ describe('the reminder scheduler (injected clock and store)', () => {
 		nextDueAt: new Date(due),
 		intervalMinutes: 60,
 		timezone: 'UTC',
-		quiet
+		quiet,
 	});
 
 	test('sends what is due at the injected time, once; closed DMs disable; failures retry next interval; quiet hours defer', async () => {
@@ -132,7 +145,7 @@ describe('the reminder scheduler (injected clock and store)', () => {
 			reminder('failed', '2031-01-01T10:00:00Z'),
 			reminder('throws', '2031-01-01T10:00:00Z'),
 			reminder('quiet', '2031-01-01T10:00:00Z', { start: 9, end: 12 }),
-			reminder('later', '2031-01-01T11:00:00Z')
+			reminder('later', '2031-01-01T11:00:00Z'),
 		]);
 		const sent: string[] = [];
 		const scheduler = createReminderScheduler({
@@ -142,7 +155,7 @@ describe('the reminder scheduler (injected clock and store)', () => {
 				sent.push(userId);
 				if (userId === 'throws') throw new Error('boom');
 				return userId === 'closed' ? 'closed' : userId === 'failed' ? 'failed' : 'sent';
-			}
+			},
 		});
 		const result = await scheduler.tick(new Date('2031-01-01T10:00:30Z'));
 		assert.deepEqual(result, { sent: 1, closed: 1, failed: 2, deferred: 1, lost: 0 });
@@ -174,7 +187,7 @@ describe('the reminder scheduler (injected clock and store)', () => {
 			send: async (userId) => {
 				sent.push(userId);
 				return 'sent';
-			}
+			},
 		});
 		scheduler.start();
 		scheduler.start(); // idempotent
@@ -193,7 +206,13 @@ describe('the reminder scheduler (injected clock and store)', () => {
 });
 
 describe('check-in trend', () => {
-	const row = (mood: string, intensity: number, i: number): CheckInRow => ({ id: i, mood, intensity, note: null, createdAt: new Date(Date.UTC(2031, 0, i + 1)) });
+	const row = (mood: string, intensity: number, i: number): CheckInRow => ({
+		id: i,
+		mood,
+		intensity,
+		note: null,
+		createdAt: new Date(Date.UTC(2031, 0, i + 1)),
+	});
 	test('first, brighter, heavier, steady (newest first in, oldest first out)', () => {
 		assert.equal(trendOf([row('good', 3, 1)]).direction, 'first');
 		assert.equal(trendOf([row('great', 5, 4), row('good', 4, 3), row('sad', 4, 2), row('anxious', 5, 1)]).direction, 'brighter');
@@ -207,7 +226,15 @@ describe('check-in trend', () => {
 	test('renders within Discord limits, even 15 long notes', () => {
 		const rows = Array.from({ length: 15 }, (_, i) => ({ ...row(MOODS[i % MOODS.length]!.value, 5, i), note: 'x'.repeat(500) }));
 		const view = renderHistory(rows, 40);
-		const size = view.embeds!.reduce((sum, e) => sum + (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.fields ?? []).reduce((s, f) => s + f.name.length + f.value.length, 0), 0);
+		const size = view.embeds!.reduce(
+			(sum, e) =>
+				sum +
+				(e.title?.length ?? 0) +
+				(e.description?.length ?? 0) +
+				(e.footer?.text.length ?? 0) +
+				(e.fields ?? []).reduce((s, f) => s + f.name.length + f.value.length, 0),
+			0,
+		);
 		assert.ok(size <= 6_000, `embeds total ${size}`);
 		assert.match(view.embeds![0]!.title!, /Your last 15 check-ins \(of 40\)/);
 		assert.ok(renderCheckInLogged(rows[0]!, rows).embeds![0]!.description!.length <= 4_096);
@@ -219,17 +246,40 @@ describe('AI output', () => {
 	const ai = (behaviour: (() => Promise<string>) | string): Ai => ({
 		configured: true,
 		complete: typeof behaviour === 'string' ? async () => behaviour : behaviour,
-		moderate: async () => null
+		moderate: async () => null,
 	});
 
 	test('generate: the parsed answer, or the fallback on any failure', async () => {
 		const request = { system: 's', prompt: 'p', parse: (t: string) => (t.length > 3 ? t : undefined), fallback: () => 'pool' };
 		assert.deepEqual(await generate(ai('a good answer'), request), { value: 'a good answer', fromAi: true });
 		assert.deepEqual(await generate(ai('no'), request), { value: 'pool', fromAi: false });
-		assert.deepEqual(await generate(ai(async () => Promise.reject(new AiError('timeout'))), request), { value: 'pool', fromAi: false });
-		assert.deepEqual(await generate(ai(async () => Promise.reject(new TypeError('bug'))), request), { value: 'pool', fromAi: false });
-		assert.deepEqual(await generate({ configured: false, complete: async () => 'x', moderate: async () => null }, request), { value: 'pool', fromAi: false });
-		assert.deepEqual(await generate(ai('ok then'), { ...request, parse: () => { throw new Error('parser bug'); } }), { value: 'pool', fromAi: false });
+		assert.deepEqual(
+			await generate(
+				ai(async () => Promise.reject(new AiError('timeout'))),
+				request,
+			),
+			{ value: 'pool', fromAi: false },
+		);
+		assert.deepEqual(
+			await generate(
+				ai(async () => Promise.reject(new TypeError('bug'))),
+				request,
+			),
+			{ value: 'pool', fromAi: false },
+		);
+		assert.deepEqual(await generate({ configured: false, complete: async () => 'x', moderate: async () => null }, request), {
+			value: 'pool',
+			fromAi: false,
+		});
+		assert.deepEqual(
+			await generate(ai('ok then'), {
+				...request,
+				parse: () => {
+					throw new Error('parser bug');
+				},
+			}),
+			{ value: 'pool', fromAi: false },
+		);
 	});
 
 	test('extractJson tolerates fences and chatter, never throws', () => {
@@ -240,7 +290,11 @@ describe('AI output', () => {
 	});
 
 	test('trivia JSON: strict shape, four distinct kind choices, answer by index, letter or text', () => {
-		const base = { question: 'Which planet is closest to the Sun?', choices: ['Mercury', 'Venus', 'Earth', 'Mars'], explanation: 'Mercury has the smallest orbit.' };
+		const base = {
+			question: 'Which planet is closest to the Sun?',
+			choices: ['Mercury', 'Venus', 'Earth', 'Mars'],
+			explanation: 'Mercury has the smallest orbit.',
+		};
 		assert.equal(parseTrivia(JSON.stringify({ ...base, answer: 0 }), 'space')?.answer, 0);
 		assert.equal(parseTrivia(JSON.stringify({ ...base, answer: 'B' }), 'space')?.answer, 1);
 		assert.equal(parseTrivia(JSON.stringify({ ...base, answer: 'earth' }), 'space')?.answer, 2);
@@ -249,7 +303,11 @@ describe('AI output', () => {
 		assert.equal(parseTrivia(JSON.stringify({ ...base, answer: 'Pluto' }), 'space'), undefined);
 		assert.equal(parseTrivia(JSON.stringify({ ...base, choices: ['Mercury', 'Venus', 'Earth'], answer: 0 }), 'space'), undefined);
 		assert.equal(parseTrivia(JSON.stringify({ ...base, choices: ['Mercury', 'Venus', 'Earth', 'x'.repeat(81)], answer: 0 }), 'space'), undefined);
-		assert.equal(parseTrivia(JSON.stringify({ ...base, question: 'Which planet would you kill to visit?', answer: 0 }), 'space'), undefined, 'unkind');
+		assert.equal(
+			parseTrivia(JSON.stringify({ ...base, question: 'Which planet would you kill to visit?', answer: 0 }), 'space'),
+			undefined,
+			'unkind',
+		);
 		assert.equal(parseTrivia(JSON.stringify({ ...base, explanation: 42, answer: 0 }), 'space'), undefined);
 		assert.equal(parseTrivia('[1,2,3]', 'space'), undefined);
 		const fenced = parseTrivia(`Here you go:\n\`\`\`json\n${JSON.stringify({ ...base, answer: 0 })}\n\`\`\``, 'space');
@@ -266,7 +324,10 @@ describe('AI output', () => {
 	});
 
 	test('plain text: sanitized (no numbers, no mentions), bounded, kind', () => {
-		assert.equal(parsePlain('"A pun about bread: it was the yeast I could do."', { max: 300 }), 'A pun about bread: it was the yeast I could do.');
+		assert.equal(
+			parsePlain('"A pun about bread: it was the yeast I could do."', { max: 300 }),
+			'A pun about bread: it was the yeast I could do.',
+		);
 		assert.equal(parsePlain('x'.repeat(301), { max: 300 }), undefined);
 		assert.equal(parsePlain('You are an idiot', { max: 300 }), undefined);
 		assert.doesNotMatch(parsePlain('Call 555-123-4567, <@123456789012345678>!', { max: 300 }) ?? '', /555|<@/);
@@ -284,7 +345,7 @@ describe('content pools', () => {
 		...CHALLENGES,
 		...JOURNAL_PROMPTS,
 		...WYR_POOL.flatMap((q) => [q.a, q.b]),
-		...TRIVIA_POOL.flatMap((q) => [q.question, ...q.choices, q.explanation])
+		...TRIVIA_POOL.flatMap((q) => [q.question, ...q.choices, q.explanation]),
 	];
 
 	test('nothing in the pools screens as a crisis or carries a phone number or link', () => {
@@ -327,7 +388,10 @@ describe('content pools', () => {
 			assert.ok(text.length > 20 && text.length <= 1_200, kind);
 			assert.ok(renderCoping(kind, { value: text, fromAi: false }).embeds![0]!.description!.length <= 4_096);
 		}
-		assert.equal(pick([1, 2, 3], () => 0.999), 3);
+		assert.equal(
+			pick([1, 2, 3], () => 0.999),
+			3,
+		);
 		assert.equal(sample([1, 2, 3, 4], 2).length, 2);
 	});
 });
@@ -338,7 +402,13 @@ describe('custom ids and views', () => {
 		assert.deepEqual(parseLetterButton(deleteButtonId(USER, 42)), { kind: 'delete', userId: USER, letterId: 42 });
 		assert.deepEqual(parseLetterButton(clearButtonId(USER, true)), { kind: 'clear', userId: USER, confirm: true });
 		assert.deepEqual(parseLetterButton(clearButtonId(USER, false)), { kind: 'clear', userId: USER, confirm: false });
-		for (const bad of ['ghostletter:page:abc:1', 'ghostletter:clear:123456789012345678:maybe', 'ghostletter:page:123456789012345678:yes', 'ghostletter:page:123456789012345678:-1', 'other']) {
+		for (const bad of [
+			'ghostletter:page:abc:1',
+			'ghostletter:clear:123456789012345678:maybe',
+			'ghostletter:page:123456789012345678:yes',
+			'ghostletter:page:123456789012345678:-1',
+			'other',
+		]) {
 			assert.equal(parseLetterButton(bad), null, bad);
 		}
 		assert.equal(parseModalId('ghostletter-modal:keep'), 'keep');
@@ -353,7 +423,10 @@ describe('custom ids and views', () => {
 		assert.deepEqual(parseGameButton(wyrButtonId(9, 1)), { game: 'wyr', roundId: 9, choice: 1 });
 		assert.equal(parseGameButton('trivia:7:4'), null);
 		assert.equal(parseGameButton('wyr:9:2'), null);
-		const labels = [...renderTrivia(1, TRIVIA_POOL[0]!, [0, 0, 0, 0], false, false).components!.flatMap((row) => row.components), ...renderWyr(1, WYR_POOL[0]!, [3, 4], false).components!.flatMap((row) => row.components)];
+		const labels = [
+			...renderTrivia(1, TRIVIA_POOL[0]!, [0, 0, 0, 0], false, false).components!.flatMap((row) => row.components),
+			...renderWyr(1, WYR_POOL[0]!, [3, 4], false).components!.flatMap((row) => row.components),
+		];
 		for (const button of labels) assert.ok(((button as { label?: string }).label ?? '').length <= 80);
 	});
 
@@ -373,7 +446,13 @@ describe('custom ids and views', () => {
 			order.push(label);
 			return label;
 		};
-		const results = await Promise.all([withRoundLock(1, slow('1a', 30)), withRoundLock(1, slow('1b', 1)), withRoundLock(2, slow('2a', 5)), withRoundLock(1, async () => Promise.reject(new Error('x'))).catch(() => 'failed'), withRoundLock(1, slow('1c', 1))]);
+		const results = await Promise.all([
+			withRoundLock(1, slow('1a', 30)),
+			withRoundLock(1, slow('1b', 1)),
+			withRoundLock(2, slow('2a', 5)),
+			withRoundLock(1, async () => Promise.reject(new Error('x'))).catch(() => 'failed'),
+			withRoundLock(1, slow('1c', 1)),
+		]);
 		assert.deepEqual(results, ['1a', '1b', '2a', 'failed', '1c']);
 		assert.deepEqual(order, ['2a', '1a', '1b', '1c']);
 	});
@@ -389,16 +468,24 @@ describe('command definitions', () => {
 			assert.ok(options.length <= 25, where);
 			for (const option of options) {
 				assert.match(option.name, NAME, `${where} ${option.name}`);
-				assert.ok(option.description.length >= 1 && option.description.length <= 100, `${where} ${option.name}: ${option.description.length}`);
+				assert.ok(
+					option.description.length >= 1 && option.description.length <= 100,
+					`${where} ${option.name}: ${option.description.length}`,
+				);
 				for (const choice of option.choices ?? []) assert.ok(choice.name.length <= 100);
 				assert.ok((option.choices ?? []).length <= 25);
 				if (option.options) walk(option.options, `${where} ${option.name}`);
 			}
 		};
 		for (const definition of definitions) walk(definition.options ?? [], `/${definition.name}`);
-		assert.deepEqual(
-			Object.fromEntries(definitions.map((d) => [d.name, d.cooldownSeconds])),
-			{ checkin: 0, coping: 8, ghostletter: 8, joke: 5, compliment: 5, trivia: 5, wouldyourather: 5 }
-		);
+		assert.deepEqual(Object.fromEntries(definitions.map((d) => [d.name, d.cooldownSeconds])), {
+			checkin: 0,
+			coping: 8,
+			ghostletter: 8,
+			joke: 5,
+			compliment: 5,
+			trivia: 5,
+			wouldyourather: 5,
+		});
 	});
 });

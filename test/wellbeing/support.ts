@@ -35,12 +35,12 @@ export async function startWellbeingWorld(env: Record<string, string | undefined
 				guilds: [
 					{
 						name: 'Quiet Corner',
-						members: [OWNER, { id: JUNO, nick: 'Juno *the* Brave' }, { id: KAI, nick: '@everyone Kai' }]
+						members: [OWNER, { id: JUNO, nick: 'Juno *the* Brave' }, { id: KAI, nick: '@everyone Kai' }],
 					},
-					{ name: 'Elsewhere', members: [OWNER] }
-				]
+					{ name: 'Elsewhere', members: [OWNER] },
+				],
 			},
-			env: { OWNER_IDS: OWNER, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: openai.url, OPENAI_TIMEOUT_MS: '5000', ENCRYPTION_KEY, ...env }
+			env: { OWNER_IDS: OWNER, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: openai.url, OPENAI_TIMEOUT_MS: '5000', ENCRYPTION_KEY, ...env },
 		});
 	} catch (error) {
 		await openai.close();
@@ -55,7 +55,7 @@ export async function startWellbeingWorld(env: Record<string, string | undefined
 		async close() {
 			await world.close();
 			await openai.close();
-		}
+		},
 	};
 }
 
@@ -69,7 +69,11 @@ export async function counter(name: string): Promise<number> {
 }
 
 /** Send a slash command; the first callback. */
-export async function run(fake: FakeDiscord, input: SlashCommandInput, timeoutMs = 3_000): Promise<{ callback: RecordedRequest; ix: SentInteraction }> {
+export async function run(
+	fake: FakeDiscord,
+	input: SlashCommandInput,
+	timeoutMs = 3_000,
+): Promise<{ callback: RecordedRequest; ix: SentInteraction }> {
 	const ix = fake.sendSlashCommand(input);
 	return { callback: await ix.callback(timeoutMs), ix };
 }

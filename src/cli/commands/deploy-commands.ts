@@ -31,7 +31,7 @@ export default function register(program: Command): void {
 						privateGuildId,
 						definitions: await collectDefinitions(),
 						force: Boolean(options.force) || forceDeploy,
-						db
+						db,
 					});
 					for (const warning of result.warnings) console.error(`warning: ${warning}`);
 					console.log(options.json ? JSON.stringify(result, null, 2) : describeDeploy(result).join('\n'));

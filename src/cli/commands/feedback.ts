@@ -7,14 +7,15 @@ import {
 	setFeatured,
 	viewFeedback,
 	type FeedbackFilter,
-	type FeedbackView
+	type FeedbackView,
 } from '../../lib/feedback/store.ts';
 import { withDatabase } from '../context.ts';
 
 /** `haven feedback ...`: the owners' review queue without Discord. `--json` prints machine-readable output. */
 
 const id = (value: string) => {
-	if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) throw new InvalidArgumentError('must be a feedback id (a positive whole number)');
+	if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1)
+		throw new InvalidArgumentError('must be a feedback id (a positive whole number)');
 	return Number(value);
 };
 
@@ -46,7 +47,7 @@ function print(json: boolean | undefined, value: FeedbackView | FeedbackView[], 
 }
 
 export default function register(program: Command): void {
-	const feedback = program.command('feedback').description("review the feedback queue: what owners approve and mark public becomes a testimonial");
+	const feedback = program.command('feedback').description('review the feedback queue: what owners approve and mark public becomes a testimonial');
 
 	feedback
 		.command('list')
@@ -57,7 +58,11 @@ export default function register(program: Command): void {
 		.action(async (options: { status: FeedbackFilter; limit: number; json?: boolean }) => {
 			await withDatabase(async (db) => {
 				const items = (await listFeedback(db.orm.em.fork(), options.status, options.limit)).map(viewFeedback);
-				print(options.json, items, items.length ? items.map(describe).join('\n') : `No ${options.status === 'all' ? '' : `${options.status} `}feedback.`);
+				print(
+					options.json,
+					items,
+					items.length ? items.map(describe).join('\n') : `No ${options.status === 'all' ? '' : `${options.status} `}feedback.`,
+				);
 			});
 		});
 
@@ -70,7 +75,9 @@ export default function register(program: Command): void {
 		.option('--json', 'print JSON')
 		.action(async (feedbackId: number, options: { public?: boolean; featured?: boolean; json?: boolean }) => {
 			await withDatabase(async (db) => {
-				const item = viewFeedback(await approveFeedback(db.orm.em.fork(), feedbackId, { public: options.public, featured: options.featured }));
+				const item = viewFeedback(
+					await approveFeedback(db.orm.em.fork(), feedbackId, { public: options.public, featured: options.featured }),
+				);
 				print(options.json, item, `Approved #${item.id} (${flags(item)})${item.public ? ': it is now a public testimonial' : ''}`);
 			});
 		});

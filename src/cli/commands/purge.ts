@@ -6,7 +6,9 @@ import { withDatabase } from '../context.ts';
 export default function register(program: Command): void {
 	program
 		.command('purge')
-		.description('apply the retention rules now: expired memory, old crisis details and check-ins, servers Haven left (see README "Privacy and retention")')
+		.description(
+			'apply the retention rules now: expired memory, old crisis details and check-ins, servers Haven left (see README "Privacy and retention")',
+		)
 		.option('--dry-run', 'count what would be deleted or anonymised, change nothing')
 		.option('--json', 'print the report as JSON')
 		.action(async (options: OptionValues) => {

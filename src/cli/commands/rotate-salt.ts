@@ -37,9 +37,10 @@ export default function register(program: Command): void {
 				const report = await rotateSalt(db.orm, fieldCipher(), {
 					batchSize: options.batchSize as number,
 					dryRun: Boolean(options.dryRun),
-					onProgress: progressPrinter()
+					onProgress: progressPrinter(),
 				});
-				if (report.resumedFrom) console.log(`Resumed an interrupted run at ${report.resumedFrom.table} after id ${report.resumedFrom.lastId}`);
+				if (report.resumedFrom)
+					console.log(`Resumed an interrupted run at ${report.resumedFrom.table} after id ${report.resumedFrom.lastId}`);
 				for (const column of report.columns) {
 					const verb = report.dryRun ? `${column.stale} would be re-encrypted` : `${column.rewritten} re-encrypted`;
 					console.log(`${column.table}.${column.column}: ${column.scanned} scanned, ${verb}`);
@@ -48,8 +49,11 @@ export default function register(program: Command): void {
 				const rate = report.seconds > 0 ? Math.round(scanned / report.seconds) : scanned;
 				console.log(`${report.dryRun ? 'Dry run: nothing changed. ' : ''}${scanned} values in ${report.seconds.toFixed(1)} s (${rate}/s)`);
 				if (report.failures.length) {
-					for (const failure of report.failures.slice(0, 20)) console.error(`cannot decrypt ${failure.table}.${failure.column} id ${failure.id}: ${failure.reason}`);
-					throw new Error(`${report.failures.length} value(s) cannot be decrypted with the current ENCRYPTION_KEY and ENCRYPTION_SALT_LIST`);
+					for (const failure of report.failures.slice(0, 20))
+						console.error(`cannot decrypt ${failure.table}.${failure.column} id ${failure.id}: ${failure.reason}`);
+					throw new Error(
+						`${report.failures.length} value(s) cannot be decrypted with the current ENCRYPTION_KEY and ENCRYPTION_SALT_LIST`,
+					);
 				}
 				if (!report.dryRun) console.log('Verified: every encrypted value decrypts with the current key and salts');
 			});

@@ -18,7 +18,7 @@ export default function register(program: Command): void {
 					(error: unknown) => {
 						console.error(`haven: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
 						process.exitCode = 1;
-					}
+					},
 				);
 			};
 			process.on('SIGTERM', stop);

@@ -3,7 +3,14 @@ import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { GUILD_ONLY_MESSAGE } from '../../lib/discord/info-views.ts';
 import { respondSoon, send } from '../../lib/discord/reply.ts';
-import { bitsOf, GUILD_PERMISSIONS, guildDataCounts, guildRecord, missingPermissions, renderGuildContext } from '../../lib/operations/guild-diagnostics.ts';
+import {
+	bitsOf,
+	GUILD_PERMISSIONS,
+	guildDataCounts,
+	guildRecord,
+	missingPermissions,
+	renderGuildContext,
+} from '../../lib/operations/guild-diagnostics.ts';
 import { getGuildSettings } from '../../lib/settings/guild-settings.ts';
 import { botMember } from '../../lib/discord/guilds.ts';
 import { renderGuildSettings } from '../../lib/settings/views.ts';
@@ -13,7 +20,7 @@ export const definition: CommandDefinition = {
 	description: 'What Haven knows about this server: settings, counts (never content), missing permissions',
 	category: 'Server admin',
 	access: 'guildAdmin',
-	cooldownSeconds: 10
+	cooldownSeconds: 10,
 };
 
 export class GuildContextCommand extends HavenCommand {
@@ -30,14 +37,14 @@ export class GuildContextCommand extends HavenCommand {
 				getGuildSettings(em.fork(), guild.id),
 				guildRecord(em.fork(), guild.id),
 				guildDataCounts(em.fork(), guild.id),
-				botMember(guild)
+				botMember(guild),
 			]);
 			return renderGuildContext({
 				settingsView: renderGuildSettings(settings),
 				record,
 				counts,
 				missing: missingPermissions(bitsOf(me.permissions), GUILD_PERMISSIONS),
-				graceDays: this.container.config.retention.guildGraceDays
+				graceDays: this.container.config.retention.guildGraceDays,
 			});
 		});
 	}

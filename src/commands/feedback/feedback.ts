@@ -22,15 +22,15 @@ export const definition: CommandDefinition = {
 			description: 'Your feedback',
 			required: true,
 			min_length: MIN_FEEDBACK_LENGTH,
-			max_length: MAX_MESSAGE_LENGTH
+			max_length: MAX_MESSAGE_LENGTH,
 		},
 		{
 			type: ApplicationCommandOptionType.Boolean,
 			name: 'public',
 			description: 'May Haven quote this publicly, without your name? (an owner still decides)',
-			required: false
-		}
-	]
+			required: false,
+		},
+	],
 };
 
 export class FeedbackCommand extends HavenCommand {
@@ -46,7 +46,12 @@ export class FeedbackCommand extends HavenCommand {
 			return;
 		}
 		await respondSoon(interaction, async () => {
-			await submitFeedback(this.em(), { userId: interaction.user.id, message: message.slice(0, MAX_MESSAGE_LENGTH), source: 'discord', consentPublic });
+			await submitFeedback(this.em(), {
+				userId: interaction.user.id,
+				message: message.slice(0, MAX_MESSAGE_LENGTH),
+				source: 'discord',
+				consentPublic,
+			});
 			return renderFeedbackReceived(consentPublic);
 		});
 	}

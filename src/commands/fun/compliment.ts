@@ -14,7 +14,14 @@ export const definition: CommandDefinition = {
 	access: 'everyone',
 	cooldownSeconds: 5,
 	help: 'For someone else, it shows their display name without pinging them.',
-	options: [{ type: ApplicationCommandOptionType.User, name: 'member', description: 'Who the compliment is for (default: you). They are not pinged.', required: false }]
+	options: [
+		{
+			type: ApplicationCommandOptionType.User,
+			name: 'member',
+			description: 'Who the compliment is for (default: you). They are not pinged.',
+			required: false,
+		},
+	],
 };
 
 export class ComplimentCommand extends HavenCommand {
@@ -26,13 +33,25 @@ export class ComplimentCommand extends HavenCommand {
 		if (!(await featureOn(interaction.guildId, 'games'))) return send(interaction, { content: FEATURE_OFF.games });
 		const target = interaction.options.getUser('member');
 		const member = interaction.options.getMember('member');
-		const self = interaction.member instanceof GuildMember ? interaction.member.displayName : ((interaction.member as { nick?: string | null } | null)?.nick ?? interaction.user.displayName);
-		const targetName = !target || target.id === interaction.user.id ? null : member instanceof GuildMember ? member.displayName : ((member as { nick?: string | null } | null)?.nick ?? target.displayName);
+		const self =
+			interaction.member instanceof GuildMember
+				? interaction.member.displayName
+				: ((interaction.member as { nick?: string | null } | null)?.nick ?? interaction.user.displayName);
+		const targetName =
+			!target || target.id === interaction.user.id
+				? null
+				: member instanceof GuildMember
+					? member.displayName
+					: ((member as { nick?: string | null } | null)?.nick ?? target.displayName);
 		const { ai, config } = this.container;
 		await answerSoon(
 			interaction,
-			async () => renderCompliment(await compliment(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven')), { targetName, fromName: self }),
-			{ ephemeral: false }
+			async () =>
+				renderCompliment(await compliment(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven')), {
+					targetName,
+					fromName: self,
+				}),
+			{ ephemeral: false },
 		);
 	}
 }

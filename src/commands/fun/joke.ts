@@ -12,7 +12,7 @@ export const definition: CommandDefinition = {
 	category: 'Fun',
 	access: 'everyone',
 	cooldownSeconds: 5,
-	help: 'Posted in the channel.'
+	help: 'Posted in the channel.',
 };
 
 export class JokeCommand extends HavenCommand {
@@ -23,6 +23,10 @@ export class JokeCommand extends HavenCommand {
 	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
 		if (!(await featureOn(interaction.guildId, 'games'))) return send(interaction, { content: FEATURE_OFF.games });
 		const { ai, config } = this.container;
-		await answerSoon(interaction, async () => renderJoke(await joke(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'))), { ephemeral: false });
+		await answerSoon(
+			interaction,
+			async () => renderJoke(await joke(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'))),
+			{ ephemeral: false },
+		);
 	}
 }

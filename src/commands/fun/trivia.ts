@@ -21,9 +21,9 @@ export const definition: CommandDefinition = {
 			name: 'category',
 			description: 'What the question is about (default: any)',
 			required: false,
-			choices: TRIVIA_CATEGORIES.map((category) => ({ name: CATEGORY_LABELS[category], value: category }))
-		}
-	]
+			choices: TRIVIA_CATEGORIES.map((category) => ({ name: CATEGORY_LABELS[category], value: category })),
+		},
+	],
 };
 
 export class TriviaCommand extends HavenCommand {
@@ -34,16 +34,24 @@ export class TriviaCommand extends HavenCommand {
 	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
 		if (!(await featureOn(interaction.guildId, 'games'))) return send(interaction, { content: FEATURE_OFF.games });
 		const chosen = interaction.options.getString('category');
-		const category: TriviaCategory = (TRIVIA_CATEGORIES as readonly string[]).includes(chosen ?? '') ? (chosen as TriviaCategory) : pick(TRIVIA_CATEGORIES);
+		const category: TriviaCategory = (TRIVIA_CATEGORIES as readonly string[]).includes(chosen ?? '')
+			? (chosen as TriviaCategory)
+			: pick(TRIVIA_CATEGORIES);
 		const { ai, config } = this.container;
 		await answerSoon(
 			interaction,
 			async () => {
 				const question = await triviaQuestion(ai, category, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'));
-				const roundId = await createRound(this.em(), { kind: 'trivia', guildId: interaction.guildId, startedBy: interaction.user.id, content: question.value, fromAi: question.fromAi });
+				const roundId = await createRound(this.em(), {
+					kind: 'trivia',
+					guildId: interaction.guildId,
+					startedBy: interaction.user.id,
+					content: question.value,
+					fromAi: question.fromAi,
+				});
 				return renderTrivia(roundId, question.value, [0, 0, 0, 0], false, question.fromAi);
 			},
-			{ ephemeral: false }
+			{ ephemeral: false },
 		);
 	}
 }

@@ -12,7 +12,7 @@ export const definition: CommandDefinition = {
 	category: 'Fun',
 	access: 'everyone',
 	cooldownSeconds: 5,
-	help: 'One vote per person; the counts update live.'
+	help: 'One vote per person; the counts update live.',
 };
 
 export class WouldYouRatherCommand extends HavenCommand {
@@ -27,10 +27,16 @@ export class WouldYouRatherCommand extends HavenCommand {
 			interaction,
 			async () => {
 				const question = await wyrQuestion(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'));
-				const roundId = await createRound(this.em(), { kind: 'wyr', guildId: interaction.guildId, startedBy: interaction.user.id, content: question.value, fromAi: question.fromAi });
+				const roundId = await createRound(this.em(), {
+					kind: 'wyr',
+					guildId: interaction.guildId,
+					startedBy: interaction.user.id,
+					content: question.value,
+					fromAi: question.fromAi,
+				});
 				return renderWyr(roundId, question.value, [0, 0], question.fromAi);
 			},
-			{ ephemeral: false }
+			{ ephemeral: false },
 		);
 	}
 }

@@ -8,7 +8,7 @@ export const definition: CommandDefinition = {
 	name: 'about',
 	description: 'What Haven is, its version, uptime and links',
 	category: 'Info',
-	access: 'everyone'
+	access: 'everyone',
 };
 
 export class AboutCommand extends HavenCommand {
@@ -25,8 +25,8 @@ export class AboutCommand extends HavenCommand {
 				uptimeSeconds: (Date.now() - startedAt.getTime()) / 1000,
 				guilds: client.guilds.cache.size,
 				shards: client.ws.shards.size,
-				urls: config.urls
-			})
+				urls: config.urls,
+			}),
 		);
 	}
 }

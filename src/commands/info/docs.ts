@@ -8,7 +8,7 @@ export const definition: CommandDefinition = {
 	name: 'docs',
 	description: "Haven's documentation",
 	category: 'Info',
-	access: 'everyone'
+	access: 'everyone',
 };
 
 export class DocsCommand extends HavenCommand {

@@ -8,7 +8,7 @@ export const definition: CommandDefinition = {
 	name: 'help',
 	description: 'Every command with what it does and its cooldown',
 	category: 'Info',
-	access: 'everyone'
+	access: 'everyone',
 };
 
 export class HelpCommand extends HavenCommand {

@@ -6,9 +6,9 @@ import { send } from '../../lib/discord/reply.ts';
 
 export const definition: CommandDefinition = {
 	name: 'invite',
-	description: "A link to add Haven to a server",
+	description: 'A link to add Haven to a server',
 	category: 'Info',
-	access: 'everyone'
+	access: 'everyone',
 };
 
 export class InviteCommand extends HavenCommand {

@@ -9,7 +9,7 @@ export const definition: CommandDefinition = {
 	name: 'ping',
 	description: "Check that Haven is responding, with the gateway's and a round trip's latency",
 	category: 'Info',
-	access: 'everyone'
+	access: 'everyone',
 };
 
 export class PingCommand extends HavenCommand {
@@ -19,7 +19,12 @@ export class PingCommand extends HavenCommand {
 
 	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
 		const gatewayMs = this.container.client.ws.ping;
-		const response = await interaction.reply({ ...renderPing({ gatewayMs, roundTripMs: null }), flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS, withResponse: true });
+		const response = await interaction.reply({
+			...renderPing({ gatewayMs, roundTripMs: null }),
+			flags: MessageFlags.Ephemeral,
+			allowedMentions: NO_MENTIONS,
+			withResponse: true,
+		});
 		const sent = response.resource?.message;
 		if (!sent) return;
 		// Discord stamped the reply when it stored it: the time from the user's command to our stored answer.

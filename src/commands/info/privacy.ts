@@ -25,10 +25,10 @@ export const definition: CommandDefinition = {
 			options: [
 				{ type: ApplicationCommandOptionType.Subcommand, name: 'on', description: 'Let Haven remember your last few messages (default)' },
 				{ type: ApplicationCommandOptionType.Subcommand, name: 'off', description: 'Stop remembering, and forget what is stored' },
-				{ type: ApplicationCommandOptionType.Subcommand, name: 'clear', description: 'Forget what is stored now (memory stays on or off)' }
-			]
-		}
-	]
+				{ type: ApplicationCommandOptionType.Subcommand, name: 'clear', description: 'Forget what is stored now (memory stays on or off)' },
+			],
+		},
+	],
 };
 
 /** Discord's default attachment limit, when the interaction does not say. */
@@ -60,7 +60,7 @@ export class PrivacyCommand extends HavenCommand {
 				return send(interaction, renderDeleteConfirm(userId, new Date()));
 			default:
 				return respondSoon(interaction, async () =>
-					renderPrivacyInfo(this.container.config.urls, retentionSettings(this.container.config), await memoryEnabled(this.em(), userId))
+					renderPrivacyInfo(this.container.config.urls, retentionSettings(this.container.config), await memoryEnabled(this.em(), userId)),
 				);
 		}
 	}
@@ -75,7 +75,7 @@ export class PrivacyCommand extends HavenCommand {
 		await interaction.editReply({
 			content: renderExportReady(data),
 			files: [new AttachmentBuilder(file.bytes, { name: file.name, description: 'Your Haven data (JSON)' })],
-			allowedMentions: NO_MENTIONS
+			allowedMentions: NO_MENTIONS,
 		});
 	}
 }

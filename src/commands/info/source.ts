@@ -8,7 +8,7 @@ export const definition: CommandDefinition = {
 	name: 'source',
 	description: "Haven's source code",
 	category: 'Info',
-	access: 'everyone'
+	access: 'everyone',
 };
 
 export class SourceCommand extends HavenCommand {

@@ -9,7 +9,7 @@ export const definition: CommandDefinition = {
 	description: 'Community totals: people, servers, conversations, check-ins',
 	category: 'Info',
 	access: 'everyone',
-	cooldownSeconds: 10
+	cooldownSeconds: 10,
 };
 
 export class StatsCommand extends HavenCommand {

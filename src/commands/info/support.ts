@@ -6,9 +6,9 @@ import { send } from '../../lib/discord/reply.ts';
 
 export const definition: CommandDefinition = {
 	name: 'support',
-	description: "Where to get help with Haven or report a problem",
+	description: 'Where to get help with Haven or report a problem',
 	category: 'Info',
-	access: 'everyone'
+	access: 'everyone',
 };
 
 export class SupportCommand extends HavenCommand {

@@ -9,7 +9,7 @@ export const definition: CommandDefinition = {
 	description: 'The running version and whether a newer release exists',
 	category: 'Info',
 	access: 'everyone',
-	cooldownSeconds: 10
+	cooldownSeconds: 10,
 };
 
 export class VersionCommand extends HavenCommand {

@@ -11,7 +11,7 @@ export const definition: CommandDefinition = {
 	description: 'Show the patch notes (PATCHNOTES_PATH), page by page',
 	category: 'Owner',
 	access: 'owner',
-	options: [{ type: ApplicationCommandOptionType.Integer, name: 'page', description: 'Page to open (default 1)', required: false, min_value: 1 }]
+	options: [{ type: ApplicationCommandOptionType.Integer, name: 'page', description: 'Page to open (default 1)', required: false, min_value: 1 }],
 };
 
 export class ChangelogCommand extends HavenCommand {

@@ -6,12 +6,18 @@ import { approveView, feedbackActionView, feedbackListView } from '../../lib/fee
 import { respondSoon } from '../../lib/discord/reply.ts';
 import type { FeedbackFilter } from '../../lib/feedback/store.ts';
 
-const id: APIApplicationCommandBasicOption = { type: ApplicationCommandOptionType.Integer, name: 'id', description: 'Feedback id (#)', required: true, min_value: 1 };
+const id: APIApplicationCommandBasicOption = {
+	type: ApplicationCommandOptionType.Integer,
+	name: 'id',
+	description: 'Feedback id (#)',
+	required: true,
+	min_value: 1,
+};
 const subcommand = (name: string, description: string, options: APIApplicationCommandBasicOption[] = [id]) => ({
 	type: ApplicationCommandOptionType.Subcommand as const,
 	name,
 	description,
-	options
+	options,
 });
 
 export const definition: CommandDefinition = {
@@ -30,25 +36,30 @@ export const definition: CommandDefinition = {
 					{ name: 'queued', value: 'queued' },
 					{ name: 'approved', value: 'approved' },
 					{ name: 'rejected', value: 'rejected' },
-					{ name: 'all', value: 'all' }
-				]
+					{ name: 'all', value: 'all' },
+				],
 			},
-			{ type: ApplicationCommandOptionType.Integer, name: 'page', description: 'Page to open (default 1)', required: false, min_value: 1 }
+			{ type: ApplicationCommandOptionType.Integer, name: 'page', description: 'Page to open (default 1)', required: false, min_value: 1 },
 		]),
 		subcommand('view', 'Show one feedback message with its actions'),
 		subcommand('approve', 'Approve feedback; private unless public is set', [
 			id,
 			{ type: ApplicationCommandOptionType.Boolean, name: 'public', description: 'Show it in the public testimonials', required: false },
-			{ type: ApplicationCommandOptionType.Boolean, name: 'featured', description: 'Show it first among testimonials (makes it public)', required: false }
+			{
+				type: ApplicationCommandOptionType.Boolean,
+				name: 'featured',
+				description: 'Show it first among testimonials (makes it public)',
+				required: false,
+			},
 		]),
 		subcommand('unapprove', 'Take an approval back: to the queue, not public'),
 		subcommand('feature', 'Feature an approved public testimonial', [
 			id,
-			{ type: ApplicationCommandOptionType.Boolean, name: 'off', description: 'Stop featuring it instead', required: false }
+			{ type: ApplicationCommandOptionType.Boolean, name: 'off', description: 'Stop featuring it instead', required: false },
 		]),
 		subcommand('reject', 'Reject feedback: it is never shown'),
-		subcommand('delete', 'Delete feedback for good (asks to confirm)')
-	]
+		subcommand('delete', 'Delete feedback for good (asks to confirm)'),
+	],
 };
 
 export class FeedbackManageCommand extends HavenCommand {
@@ -71,7 +82,7 @@ export class FeedbackManageCommand extends HavenCommand {
 						this.em(),
 						feedbackId,
 						{ public: interaction.options.getBoolean('public') ?? false, featured: interaction.options.getBoolean('featured') ?? false },
-						reviewer
+						reviewer,
 					);
 				case 'feature':
 					return feedbackActionView(this.em(), interaction.options.getBoolean('off') ? 'unfeature' : 'feature', feedbackId, reviewer);

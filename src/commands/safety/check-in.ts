@@ -16,7 +16,7 @@ export const definition: CommandDefinition = {
 	contexts: [InteractionContextType.Guild],
 	// Short: enough to stop a flood of alerts from one member, never in the way of a real worry.
 	cooldownSeconds: 5,
-	help: 'Nobody is told that you used it. With alerts on, the server’s moderators are let know.'
+	help: 'Nobody is told that you used it. With alerts on, the server’s moderators are let know.',
 };
 
 export class CheckInCommand extends HavenCommand {
@@ -36,7 +36,7 @@ export class CheckInCommand extends HavenCommand {
 				authorId: target.author.id,
 				authorIsBot: target.author.bot || target.webhookId !== null,
 				text: target.content ?? '',
-				jumpUrl: jumpUrl(interaction.guildId, target.channelId, target.id)
+				jumpUrl: jumpUrl(interaction.guildId, target.channelId, target.id),
 			},
 			{
 				reply: (content) => send(interaction, { content }),
@@ -47,11 +47,13 @@ export class CheckInCommand extends HavenCommand {
 					} catch (error) {
 						const code = (error as { code?: unknown }).code;
 						if (code === 50007) return 'closed';
-						this.container.logger.warn(`Could not offer resources to a message's author${code === undefined ? '' : ` (Discord code ${String(code)})`}`);
+						this.container.logger.warn(
+							`Could not offer resources to a message's author${code === undefined ? '' : ` (Discord code ${String(code)})`}`,
+						);
 						return 'failed';
 					}
-				}
-			}
+				},
+			},
 		);
 	}
 }

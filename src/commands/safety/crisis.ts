@@ -20,16 +20,16 @@ export const definition: CommandDefinition = {
 			name: 'message',
 			description: "What's going on, if you want to say (only you see the answer)",
 			required: false,
-			max_length: 1_000
+			max_length: 1_000,
 		},
 		{
 			type: ApplicationCommandOptionType.String,
 			name: 'country',
 			description: 'Show the lines of this country (default: yours, else the server’s, else worldwide)',
 			required: false,
-			choices: listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code }))
-		}
-	]
+			choices: listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code })),
+		},
+	],
 };
 
 export class CrisisCommand extends HavenCommand {
@@ -45,12 +45,12 @@ export class CrisisCommand extends HavenCommand {
 				guildId: interaction.guildId,
 				channelId: interaction.channelId,
 				text: interaction.options.getString('message'),
-				country: country === INTERNATIONAL ? INTERNATIONAL : normalizeCountry(country)
+				country: country === INTERNATIONAL ? INTERNATIONAL : normalizeCountry(country),
 			},
 			{
 				reply: (content) => send(interaction, { content }),
-				followUp: (content) => send(interaction, { content })
-			}
+				followUp: (content) => send(interaction, { content }),
+			},
 		);
 	}
 }

@@ -5,7 +5,14 @@ import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { GUILD_ONLY_MESSAGE } from '../../lib/discord/info-views.ts';
 import { respondSoon, send, type View } from '../../lib/discord/reply.ts';
-import { FEATURE_LABELS, FEATURES, getGuildSettings, updateGuildSettings, type Feature, type GuildSettingsPatch } from '../../lib/settings/guild-settings.ts';
+import {
+	FEATURE_LABELS,
+	FEATURES,
+	getGuildSettings,
+	updateGuildSettings,
+	type Feature,
+	type GuildSettingsPatch,
+} from '../../lib/settings/guild-settings.ts';
 import { botMember } from '../../lib/discord/guilds.ts';
 import { checkAlertRole, checkChannel, renderGuildSettings } from '../../lib/settings/views.ts';
 
@@ -25,11 +32,21 @@ export const definition: CommandDefinition = {
 			name: 'alerts',
 			description: 'Crisis alerts to moderators: on or off, where, and which role to ping',
 			options: [
-				{ type: ApplicationCommandOptionType.Boolean, name: 'enabled', description: 'Post an alert when a message may show someone in crisis', required: true },
-				{ type: ApplicationCommandOptionType.Channel, name: 'channel', description: 'Where alerts go (best: a channel only moderators see)', channel_types: TEXT_CHANNELS },
+				{
+					type: ApplicationCommandOptionType.Boolean,
+					name: 'enabled',
+					description: 'Post an alert when a message may show someone in crisis',
+					required: true,
+				},
+				{
+					type: ApplicationCommandOptionType.Channel,
+					name: 'channel',
+					description: 'Where alerts go (best: a channel only moderators see)',
+					channel_types: TEXT_CHANNELS,
+				},
 				{ type: ApplicationCommandOptionType.Role, name: 'role', description: 'A role to ping with each alert' },
-				{ type: ApplicationCommandOptionType.Boolean, name: 'no-role', description: 'Stop pinging a role' }
-			]
+				{ type: ApplicationCommandOptionType.Boolean, name: 'no-role', description: 'Stop pinging a role' },
+			],
 		},
 		{
 			type: ApplicationCommandOptionType.Subcommand,
@@ -41,21 +58,28 @@ export const definition: CommandDefinition = {
 					name: 'country',
 					description: 'Country',
 					required: true,
-					choices: listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code }))
-				}
-			]
+					choices: listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code })),
+				},
+			],
 		},
 		{
 			type: ApplicationCommandOptionType.Subcommand,
 			name: 'author-offer',
 			description: '"Check in on this message": may Haven DM the author resources? (off by default)',
-			options: [{ type: ApplicationCommandOptionType.Boolean, name: 'enabled', description: 'DM resources to the author (never saying who asked)', required: true }]
+			options: [
+				{
+					type: ApplicationCommandOptionType.Boolean,
+					name: 'enabled',
+					description: 'DM resources to the author (never saying who asked)',
+					required: true,
+				},
+			],
 		},
 		{
 			type: ApplicationCommandOptionType.Subcommand,
 			name: 'checkin-channel',
 			description: 'The channel for check-in prompts (leave empty to clear)',
-			options: [{ type: ApplicationCommandOptionType.Channel, name: 'channel', description: 'Channel', channel_types: TEXT_CHANNELS }]
+			options: [{ type: ApplicationCommandOptionType.Channel, name: 'channel', description: 'Channel', channel_types: TEXT_CHANNELS }],
 		},
 		{
 			type: ApplicationCommandOptionType.Subcommand,
@@ -67,12 +91,12 @@ export const definition: CommandDefinition = {
 					name: 'feature',
 					description: 'Feature',
 					required: true,
-					choices: FEATURES.map((feature) => ({ name: FEATURE_LABELS[feature], value: feature }))
+					choices: FEATURES.map((feature) => ({ name: FEATURE_LABELS[feature], value: feature })),
 				},
-				{ type: ApplicationCommandOptionType.Boolean, name: 'enabled', description: 'On or off', required: true }
-			]
-		}
-	]
+				{ type: ApplicationCommandOptionType.Boolean, name: 'enabled', description: 'On or off', required: true },
+			],
+		},
+	],
 };
 
 type Checked = { problem?: string; warnings: string[] };
@@ -165,7 +189,7 @@ export class GuildSettingsCommand extends HavenCommand {
 			isTextChannel,
 			botPermissions: channel.permissionsFor(me).bitfield,
 			everyoneCanView: channel.permissionsFor(guild.roles.everyone).has(PermissionFlagsBits.ViewChannel),
-			purpose
+			purpose,
 		});
 	}
 
@@ -177,7 +201,7 @@ export class GuildSettingsCommand extends HavenCommand {
 			isEveryone: role.id === guild.id,
 			managed: role.managed,
 			mentionable: role.mentionable,
-			botCanMentionAll: me?.permissions.has(PermissionFlagsBits.MentionEveryone) ?? false
+			botCanMentionAll: me?.permissions.has(PermissionFlagsBits.MentionEveryone) ?? false,
 		});
 	}
 }

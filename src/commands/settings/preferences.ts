@@ -24,16 +24,16 @@ export const definition: CommandDefinition = {
 			required: false,
 			choices: [
 				{ name: "Same as the server's", value: SERVER_DEFAULT },
-				...listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code }))
-			]
+				...listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code })),
+			],
 		},
 		{
 			type: ApplicationCommandOptionType.Boolean,
 			name: 'screening',
 			description: 'Check your DMs and mentions to Haven for signs of crisis (on by default; /crisis always works)',
-			required: false
-		}
-	]
+			required: false,
+		},
+	],
 };
 
 export class PreferencesCommand extends HavenCommand {

@@ -3,12 +3,40 @@ import { ApplicationCommandOptionType, type AutocompleteInteraction } from 'disc
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { respondSoon, send } from '../../lib/discord/reply.ts';
-import { HISTORY_DEFAULT, HISTORY_MAX, isMood, logCheckIn, MOODS, NOTE_MAX_LENGTH, recentCheckIns, countCheckIns, renderCheckInLogged, renderHistory, TREND_SIZE } from '../../lib/wellbeing/checkins.ts';
+import {
+	HISTORY_DEFAULT,
+	HISTORY_MAX,
+	isMood,
+	logCheckIn,
+	MOODS,
+	NOTE_MAX_LENGTH,
+	recentCheckIns,
+	countCheckIns,
+	renderCheckInLogged,
+	renderHistory,
+	TREND_SIZE,
+} from '../../lib/wellbeing/checkins.ts';
 import { disableReminder, getReminder, postponeReminder, setReminder } from '../../lib/wellbeing/reminder-store.ts';
-import { DEFAULT_QUIET, DEFAULT_TIMEZONE, isReminderInterval, REMINDER_INTERVALS, renderReminderSettings, suggestTimeZones, validTimeZone, type QuietHours } from '../../lib/wellbeing/reminders.ts';
+import {
+	DEFAULT_QUIET,
+	DEFAULT_TIMEZONE,
+	isReminderInterval,
+	REMINDER_INTERVALS,
+	renderReminderSettings,
+	suggestTimeZones,
+	validTimeZone,
+	type QuietHours,
+} from '../../lib/wellbeing/reminders.ts';
 import { recordScreened, screenPrivately } from '../../lib/safety/screen-command-text.ts';
 
-const hourOption = (name: string, description: string) => ({ type: ApplicationCommandOptionType.Integer as const, name, description, required: false, min_value: 0, max_value: 23 });
+const hourOption = (name: string, description: string) => ({
+	type: ApplicationCommandOptionType.Integer as const,
+	name,
+	description,
+	required: false,
+	min_value: 0,
+	max_value: 23,
+});
 
 /**
  * `/checkin log | history | reminders set | reminders show | reminders off`. A command with subcommands cannot take
@@ -28,16 +56,44 @@ export const definition: CommandDefinition = {
 			name: 'log',
 			description: 'Log how you feel right now (only you see it)',
 			options: [
-				{ type: ApplicationCommandOptionType.String, name: 'mood', description: 'The word closest to how you feel', required: true, choices: MOODS.map((mood) => ({ name: `${mood.emoji} ${mood.label}`, value: mood.value })) },
-				{ type: ApplicationCommandOptionType.Integer, name: 'intensity', description: 'How strong is it? 1 (a little) to 5 (very)', required: true, min_value: 1, max_value: 5 },
-				{ type: ApplicationCommandOptionType.String, name: 'note', description: 'A private note for yourself (stored encrypted)', required: false, max_length: NOTE_MAX_LENGTH }
-			]
+				{
+					type: ApplicationCommandOptionType.String,
+					name: 'mood',
+					description: 'The word closest to how you feel',
+					required: true,
+					choices: MOODS.map((mood) => ({ name: `${mood.emoji} ${mood.label}`, value: mood.value })),
+				},
+				{
+					type: ApplicationCommandOptionType.Integer,
+					name: 'intensity',
+					description: 'How strong is it? 1 (a little) to 5 (very)',
+					required: true,
+					min_value: 1,
+					max_value: 5,
+				},
+				{
+					type: ApplicationCommandOptionType.String,
+					name: 'note',
+					description: 'A private note for yourself (stored encrypted)',
+					required: false,
+					max_length: NOTE_MAX_LENGTH,
+				},
+			],
 		},
 		{
 			type: ApplicationCommandOptionType.Subcommand,
 			name: 'history',
 			description: 'Your recent check-ins and trend (only you see them)',
-			options: [{ type: ApplicationCommandOptionType.Integer, name: 'count', description: `How many to show (default ${HISTORY_DEFAULT})`, required: false, min_value: 1, max_value: HISTORY_MAX }]
+			options: [
+				{
+					type: ApplicationCommandOptionType.Integer,
+					name: 'count',
+					description: `How many to show (default ${HISTORY_DEFAULT})`,
+					required: false,
+					min_value: 1,
+					max_value: HISTORY_MAX,
+				},
+			],
 		},
 		{
 			type: ApplicationCommandOptionType.SubcommandGroup,
@@ -49,17 +105,30 @@ export const definition: CommandDefinition = {
 					name: 'set',
 					description: 'Turn reminders on, or change them',
 					options: [
-						{ type: ApplicationCommandOptionType.Integer, name: 'every', description: 'How often', required: true, choices: REMINDER_INTERVALS.map(({ name, minutes }) => ({ name, value: minutes })) },
-						{ type: ApplicationCommandOptionType.String, name: 'timezone', description: 'Your timezone, e.g. Europe/Paris (default: as before, else UTC)', required: false, autocomplete: true, max_length: 64 },
+						{
+							type: ApplicationCommandOptionType.Integer,
+							name: 'every',
+							description: 'How often',
+							required: true,
+							choices: REMINDER_INTERVALS.map(({ name, minutes }) => ({ name, value: minutes })),
+						},
+						{
+							type: ApplicationCommandOptionType.String,
+							name: 'timezone',
+							description: 'Your timezone, e.g. Europe/Paris (default: as before, else UTC)',
+							required: false,
+							autocomplete: true,
+							max_length: 64,
+						},
 						hourOption('quiet_start', 'Quiet hours start at this local hour, 0-23 (default 22)'),
-						hourOption('quiet_end', 'Quiet hours end at this local hour, 0-23 (default 8; same as start: none)')
-					]
+						hourOption('quiet_end', 'Quiet hours end at this local hour, 0-23 (default 8; same as start: none)'),
+					],
 				},
 				{ type: ApplicationCommandOptionType.Subcommand, name: 'show', description: 'Show your reminder settings' },
-				{ type: ApplicationCommandOptionType.Subcommand, name: 'off', description: 'Turn reminders off' }
-			]
-		}
-	]
+				{ type: ApplicationCommandOptionType.Subcommand, name: 'off', description: 'Turn reminders off' },
+			],
+		},
+	],
 };
 
 export class CheckinCommand extends HavenCommand {
@@ -85,7 +154,8 @@ export class CheckinCommand extends HavenCommand {
 		const mood = interaction.options.getString('mood', true);
 		const intensity = interaction.options.getInteger('intensity', true);
 		const note = interaction.options.getString('note')?.trim().slice(0, NOTE_MAX_LENGTH) || null;
-		if (!isMood(mood) || intensity < 1 || intensity > 5) return send(interaction, { content: 'Please pick a mood from the list and an intensity from 1 to 5.' });
+		if (!isMood(mood) || intensity < 1 || intensity > 5)
+			return send(interaction, { content: 'Please pick a mood from the list and an intensity from 1 to 5.' });
 		const who = { userId: interaction.user.id, guildId: interaction.guildId };
 		const deps = { em: () => this.em(), warn: (m: string) => this.container.logger.warn(m) };
 		// A note that screens as a possible crisis: the resources first, privately (DESIGN §5).
@@ -94,7 +164,10 @@ export class CheckinCommand extends HavenCommand {
 		await respondSoon(interaction, async () => {
 			const em = this.em();
 			const row = await logCheckIn(em, { ...who, mood, intensity, note });
-			const [recent, next] = await Promise.all([recentCheckIns(this.em(), who.userId, TREND_SIZE), postponeReminder(this.em(), who.userId, new Date())]);
+			const [recent, next] = await Promise.all([
+				recentCheckIns(this.em(), who.userId, TREND_SIZE),
+				postponeReminder(this.em(), who.userId, new Date()),
+			]);
 			return renderCheckInLogged(row, recent, next ? `Your next reminder moves to <t:${Math.floor(next.getTime() / 1000)}:R>.` : undefined);
 		});
 		if (screened) await recordScreened(screened, interaction.guildId, deps);
@@ -103,7 +176,10 @@ export class CheckinCommand extends HavenCommand {
 	private async history(interaction: Command.ChatInputCommandInteraction) {
 		const count = Math.min(HISTORY_MAX, Math.max(1, interaction.options.getInteger('count') ?? HISTORY_DEFAULT));
 		await respondSoon(interaction, async () => {
-			const [rows, total] = await Promise.all([recentCheckIns(this.em(), interaction.user.id, count), countCheckIns(this.em(), interaction.user.id)]);
+			const [rows, total] = await Promise.all([
+				recentCheckIns(this.em(), interaction.user.id, count),
+				countCheckIns(this.em(), interaction.user.id),
+			]);
 			return renderHistory(rows, total);
 		});
 	}
@@ -114,7 +190,10 @@ export class CheckinCommand extends HavenCommand {
 		if (sub === 'off') {
 			return respondSoon(interaction, async () => {
 				const was = await disableReminder(this.em(), userId, now);
-				return renderReminderSettings(await getReminder(this.em(), userId), was ? 'Reminders are off. Your check-ins are untouched.' : 'Reminders were already off.');
+				return renderReminderSettings(
+					await getReminder(this.em(), userId),
+					was ? 'Reminders are off. Your check-ins are untouched.' : 'Reminders were already off.',
+				);
 			});
 		}
 		if (sub === 'show') return respondSoon(interaction, async () => renderReminderSettings(await getReminder(this.em(), userId)));
@@ -124,17 +203,34 @@ export class CheckinCommand extends HavenCommand {
 		const quietStart = interaction.options.getInteger('quiet_start');
 		const quietEnd = interaction.options.getInteger('quiet_end');
 		if (!isReminderInterval(every)) return send(interaction, { content: 'Please choose how often from the list.' });
-		if ((quietStart === null) !== (quietEnd === null)) return send(interaction, { content: 'Please give both `quiet_start` and `quiet_end` (or neither, to keep your quiet hours as they are).' });
-		if ([quietStart, quietEnd].some((h) => h !== null && (h < 0 || h > 23))) return send(interaction, { content: 'Quiet hours are whole hours from 0 to 23.' });
+		if ((quietStart === null) !== (quietEnd === null))
+			return send(interaction, {
+				content: 'Please give both `quiet_start` and `quiet_end` (or neither, to keep your quiet hours as they are).',
+			});
+		if ([quietStart, quietEnd].some((h) => h !== null && (h < 0 || h > 23)))
+			return send(interaction, { content: 'Quiet hours are whole hours from 0 to 23.' });
 		const zone = typedZone === null ? null : validTimeZone(typedZone);
 		if (typedZone !== null && zone === null) {
-			return send(interaction, { content: `I don't know the timezone \`${typedZone.replace(/`/g, "'").slice(0, 64)}\`. Use a name like \`Europe/Paris\`, \`America/New_York\` or \`UTC\` (the list suggests them as you type).` });
+			return send(interaction, {
+				content: `I don't know the timezone \`${typedZone.replace(/`/g, "'").slice(0, 64)}\`. Use a name like \`Europe/Paris\`, \`America/New_York\` or \`UTC\` (the list suggests them as you type).`,
+			});
 		}
 		await respondSoon(interaction, async () => {
 			const current = await getReminder(this.em(), userId);
 			const quiet: QuietHours | null =
-				quietStart !== null && quietEnd !== null ? (quietStart === quietEnd ? null : { start: quietStart, end: quietEnd }) : current ? current.quiet : { ...DEFAULT_QUIET };
-			const saved = await setReminder(this.em(), userId, { intervalMinutes: every, timezone: zone ?? current?.timezone ?? DEFAULT_TIMEZONE, quiet }, now);
+				quietStart !== null && quietEnd !== null
+					? quietStart === quietEnd
+						? null
+						: { start: quietStart, end: quietEnd }
+					: current
+						? current.quiet
+						: { ...DEFAULT_QUIET };
+			const saved = await setReminder(
+				this.em(),
+				userId,
+				{ intervalMinutes: every, timezone: zone ?? current?.timezone ?? DEFAULT_TIMEZONE, quiet },
+				now,
+			);
 			return renderReminderSettings(saved, 'Reminders are on. The first one comes after one interval, by DM.');
 		});
 	}

@@ -20,10 +20,21 @@ export const definition: CommandDefinition = {
 		name: kind,
 		description: COPING[kind].description,
 		options: [
-			{ type: ApplicationCommandOptionType.String as const, name: 'feeling', description: 'How are you feeling? (optional; adapts the exercise, never shown)', required: false, max_length: FEELING_MAX_LENGTH },
-			{ type: ApplicationCommandOptionType.Boolean as const, name: 'public', description: 'Show the exercise in the channel (default: only you)', required: false }
-		]
-	}))
+			{
+				type: ApplicationCommandOptionType.String as const,
+				name: 'feeling',
+				description: 'How are you feeling? (optional; adapts the exercise, never shown)',
+				required: false,
+				max_length: FEELING_MAX_LENGTH,
+			},
+			{
+				type: ApplicationCommandOptionType.Boolean as const,
+				name: 'public',
+				description: 'Show the exercise in the channel (default: only you)',
+				required: false,
+			},
+		],
+	})),
 };
 
 export class CopingCommand extends HavenCommand {
@@ -49,11 +60,11 @@ export class CopingCommand extends HavenCommand {
 					feeling,
 					shownPublicly,
 					careful: screened !== null,
-					user: safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven')
+					user: safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'),
 				});
 				return renderCoping(kind, exercise);
 			},
-			{ ephemeral: !shownPublicly }
+			{ ephemeral: !shownPublicly },
 		);
 		if (screened) await recordScreened(screened, interaction.guildId, deps);
 	}

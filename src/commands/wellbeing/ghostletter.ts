@@ -3,7 +3,15 @@ import { ApplicationCommandOptionType } from 'discord.js';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { respondSoon, send } from '../../lib/discord/reply.ts';
-import { countLetters, LETTER_MAX_LENGTH, letterAt, letterModal, renderClearConfirm, renderLetter, type LetterMode } from '../../lib/wellbeing/ghost-letters.ts';
+import {
+	countLetters,
+	LETTER_MAX_LENGTH,
+	letterAt,
+	letterModal,
+	renderClearConfirm,
+	renderLetter,
+	type LetterMode,
+} from '../../lib/wellbeing/ghost-letters.ts';
 import { handleLetter } from '../../lib/wellbeing/letter-flow.ts';
 import { FEATURE_OFF, featureOn } from '../../lib/wellbeing/answer.ts';
 
@@ -12,7 +20,7 @@ const letterOption = {
 	name: 'letter',
 	description: 'What you need to let out (leave empty for a bigger writing box)',
 	required: false,
-	max_length: LETTER_MAX_LENGTH
+	max_length: LETTER_MAX_LENGTH,
 };
 
 export const definition: CommandDefinition = {
@@ -23,16 +31,34 @@ export const definition: CommandDefinition = {
 	cooldownSeconds: 8,
 	help: '`keep` stores it encrypted, readable only by you; `letgo` stores nothing at all.',
 	options: [
-		{ type: ApplicationCommandOptionType.Subcommand, name: 'keep', description: 'Write a letter and keep it, encrypted; only you can ever read it', options: [letterOption] },
-		{ type: ApplicationCommandOptionType.Subcommand, name: 'letgo', description: 'Write a letter and let it go: nothing is stored', options: [letterOption] },
+		{
+			type: ApplicationCommandOptionType.Subcommand,
+			name: 'keep',
+			description: 'Write a letter and keep it, encrypted; only you can ever read it',
+			options: [letterOption],
+		},
+		{
+			type: ApplicationCommandOptionType.Subcommand,
+			name: 'letgo',
+			description: 'Write a letter and let it go: nothing is stored',
+			options: [letterOption],
+		},
 		{
 			type: ApplicationCommandOptionType.Subcommand,
 			name: 'read',
 			description: 'Read your kept letters (only you see them)',
-			options: [{ type: ApplicationCommandOptionType.Integer, name: 'number', description: 'Which letter: 1 is the newest (default 1)', required: false, min_value: 1 }]
+			options: [
+				{
+					type: ApplicationCommandOptionType.Integer,
+					name: 'number',
+					description: 'Which letter: 1 is the newest (default 1)',
+					required: false,
+					min_value: 1,
+				},
+			],
 		},
-		{ type: ApplicationCommandOptionType.Subcommand, name: 'clear', description: 'Delete all your kept letters (asks to confirm)' }
-	]
+		{ type: ApplicationCommandOptionType.Subcommand, name: 'clear', description: 'Delete all your kept letters (asks to confirm)' },
+	],
 };
 
 export class GhostletterCommand extends HavenCommand {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { HttpError } from './http-error.ts';
 
 /** `application/json` or `application/<something>+json`, parameters ignored (no regex: it is attacker input). */

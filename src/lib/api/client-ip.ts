@@ -41,10 +41,7 @@ export function proxyTrust(config: TrustProxy): ProxyTrust {
 export function clientIp(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, trust: ProxyTrust): string {
 	const peer = normalizeIp(socketAddress ?? '');
 	if (!trust || forwardedFor === undefined) return peer;
-	const forwarded = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
-		.split(',')
-		.map(normalizeIp)
-		.filter(Boolean);
+	const forwarded = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map(normalizeIp).filter(Boolean);
 	const chain = [...forwarded, peer];
 	let index = chain.length - 1;
 	if ('hops' in trust) {

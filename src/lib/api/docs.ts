@@ -51,7 +51,7 @@ const ASSETS: Record<string, Asset> = {
 	'swagger-ui-bundle.js': fromDist('swagger-ui-bundle.js', 'text/javascript; charset=utf-8'),
 	'favicon-32x32.png': fromDist('favicon-32x32.png', 'image/png'),
 	'favicon-16x16.png': fromDist('favicon-16x16.png', 'image/png'),
-	'init.js': { type: 'text/javascript; charset=utf-8', body: () => Buffer.from(INIT) }
+	'init.js': { type: 'text/javascript; charset=utf-8', body: () => Buffer.from(INIT) },
 };
 
 /** One of the page's files by name (an allowlist: nothing else on disk is reachable). */
@@ -72,6 +72,6 @@ export function docsCsp(apiOrigin?: string): string {
 		`connect-src ${connect}`,
 		"frame-ancestors 'none'",
 		"base-uri 'none'",
-		"form-action 'none'"
+		"form-action 'none'",
 	].join('; ');
 }

@@ -26,7 +26,7 @@ export function sendError(response: ServerResponse, status: number, message: str
 		...headers,
 		'Content-Type': 'application/json; charset=utf-8',
 		'Content-Length': Buffer.byteLength(body),
-		'Cache-Control': 'no-store'
+		'Cache-Control': 'no-store',
 	});
 	response.end(body);
 }

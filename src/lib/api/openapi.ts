@@ -7,7 +7,7 @@ type Document = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 const RATE_HEADERS = {
 	'RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: { type: 'integer' } },
 	'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-	'RateLimit-Reset': { description: 'Seconds until the window ends.', schema: { type: 'integer' } }
+	'RateLimit-Reset': { description: 'Seconds until the window ends.', schema: { type: 'integer' } },
 } as const;
 
 const error = (description: string, headers?: ResponseDoc['headers']): ResponseDoc => ({ description, schema: ErrorBody, headers });
@@ -23,7 +23,7 @@ export function responsesOf(doc: RouteDoc): Record<number, ResponseDoc> {
 	if (doc.database) {
 		const unavailable = 'The database is unavailable (e.g. restarting); retry after `Retry-After` seconds. Nothing was stored.';
 		implied[503] = error(implied[503] ? `${implied[503].description} Or: ${unavailable}` : unavailable, {
-			'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } }
+			'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
 		});
 	}
 	if (doc.body) {
@@ -32,14 +32,17 @@ export function responsesOf(doc: RouteDoc): Record<number, ResponseDoc> {
 	}
 	implied[429] = error('A rate limit is exceeded; retry after `Retry-After` seconds.', {
 		'Retry-After': { description: 'Seconds until the limit resets.', schema: { type: 'integer' } },
-		...RATE_HEADERS
+		...RATE_HEADERS,
 	});
 	implied[500] = error('An unexpected server error; the message carries an id that is also in the server log.');
 	const merged = { ...implied };
 	for (const [status, response] of Object.entries(doc.responses)) {
 		const code = Number(status);
 		const clash = implied[code];
-		merged[code] = clash && clash.description !== response.description ? { ...response, description: `${response.description} Or: ${clash.description}` } : response;
+		merged[code] =
+			clash && clash.description !== response.description
+				? { ...response, description: `${response.description} Or: ${clash.description}` }
+				: response;
 	}
 	return merged;
 }
@@ -67,14 +70,16 @@ export function buildOpenApiDocument(routes: Iterable<unknown>, info: DocumentIn
 	registry.registerComponent('securitySchemes', 'bearerAuth', {
 		type: 'http',
 		scheme: 'bearer',
-		description: 'The API_TOKEN of the server.'
+		description: 'The API_TOKEN of the server.',
 	});
 	const sorted = [...routes].filter(isApiRoute).filter((route) => !route.doc.hidden);
 	sorted.sort((a, b) => a.path.join('/').localeCompare(b.path.join('/')));
 	for (const route of sorted) {
 		const { doc } = route;
 		const path = `/${route.path.map((part) => (part.startsWith('[') ? `{${part.slice(1, -1)}}` : part)).join('/')}`;
-		const responses = Object.fromEntries(Object.entries(responsesOf(doc)).map(([status, response]) => [status, toResponseConfig(Number(status), response)]));
+		const responses = Object.fromEntries(
+			Object.entries(responsesOf(doc)).map(([status, response]) => [status, toResponseConfig(Number(status), response)]),
+		);
 		for (const method of route.methods) {
 			const config: RouteConfig = {
 				method: method.toLowerCase() as RouteConfig['method'],
@@ -86,9 +91,9 @@ export function buildOpenApiDocument(routes: Iterable<unknown>, info: DocumentIn
 				...(doc.auth ? { security: [{ bearerAuth: [] }] } : {}),
 				request: {
 					...(doc.query ? { query: doc.query } : {}),
-					...(doc.body ? { body: { required: true, content: { 'application/json': { schema: doc.body } } } } : {})
+					...(doc.body ? { body: { required: true, content: { 'application/json': { schema: doc.body } } } } : {}),
 				},
-				responses
+				responses,
 			};
 			registry.registerPath(config);
 		}
@@ -100,8 +105,8 @@ export function buildOpenApiDocument(routes: Iterable<unknown>, info: DocumentIn
 			version: info.version,
 			description:
 				'The HTTP API of Haven, a self-hosted wellbeing support bot for Discord. JSON in and out; every error is `{ "error": "..." }`. ' +
-				'Rate limits are per client address (see the RateLimit-* headers).'
+				'Rate limits are per client address (see the RateLimit-* headers).',
 		},
-		servers: [{ url: info.serverUrl ?? '/' }]
+		servers: [{ url: info.serverUrl ?? '/' }],
 	});
 }

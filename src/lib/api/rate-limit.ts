@@ -73,7 +73,7 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 	const headers: Record<string, string> = {
 		'RateLimit-Limit': String(decision.limit),
 		'RateLimit-Remaining': String(Math.max(0, decision.remaining)),
-		'RateLimit-Reset': reset
+		'RateLimit-Reset': reset,
 	};
 	if (!decision.allowed) headers['Retry-After'] = reset;
 	return headers;

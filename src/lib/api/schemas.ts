@@ -43,11 +43,21 @@ export const Stats = z
 		guilds: count('Servers Haven is in now (live from Discord; from the database in API-only mode).'),
 		conversations: count('Answered companion turns, on Discord and through POST /v1/chat, ever.'),
 		moodCheckIns: count('Mood check-ins recorded, ever.'),
-		crisisEvents: count('Messages the crisis screen answered with support resources, ever.')
+		crisisEvents: count('Messages the crisis screen answered with support resources, ever.'),
 	})
 	.openapi('Stats', { description: 'Community totals. The four lifetime totals never decrease, even when data is deleted.' });
 
-export const SHARD_STATES = ['ready', 'connecting', 'reconnecting', 'idle', 'nearly', 'disconnected', 'waitingForGuilds', 'identifying', 'resuming'] as const;
+export const SHARD_STATES = [
+	'ready',
+	'connecting',
+	'reconnecting',
+	'idle',
+	'nearly',
+	'disconnected',
+	'waitingForGuilds',
+	'identifying',
+	'resuming',
+] as const;
 
 export const Shard = z
 	.object({
@@ -56,7 +66,7 @@ export const Shard = z
 		latencyMs: z.number().int().min(0).nullable().openapi({ description: 'Last gateway heartbeat round trip; null until measured.' }),
 		guilds: count('Servers on this shard.'),
 		lastReady: timestamp('When the shard last became ready; null until it first does.').nullable(),
-		resumes: count('Sessions resumed since the process started.')
+		resumes: count('Sessions resumed since the process started.'),
 	})
 	.openapi('Shard');
 
@@ -65,7 +75,8 @@ export const STATUS_VALUES = ['ok', 'degraded', 'starting'] as const;
 export const Status = z
 	.object({
 		status: z.enum(STATUS_VALUES).openapi({
-			description: '`starting` until every shard has been ready once; `degraded` when a shard is not ready or the bot is not running (API-only mode); `ok` otherwise.'
+			description:
+				'`starting` until every shard has been ready once; `degraded` when a shard is not ready or the bot is not running (API-only mode); `ok` otherwise.',
 		}),
 		version: z.string().openapi({ description: 'Build stamp (tag or commit).', example: 'v0.1.0' }),
 		startedAt: timestamp('When the process started.'),
@@ -73,7 +84,7 @@ export const Status = z
 		shardCount: count('Shards the bot runs; 0 in API-only mode.'),
 		guilds: count('Servers Haven is in now.'),
 		generatedAt: timestamp('When this response was made.'),
-		shards: z.array(Shard)
+		shards: z.array(Shard),
 	})
 	.openapi('Status');
 
@@ -81,7 +92,7 @@ export const Testimonial = z
 	.object({
 		message: z.string().openapi({ description: "The person's own words." }),
 		createdAt: timestamp('When the feedback was sent.'),
-		featured: z.boolean()
+		featured: z.boolean(),
 	})
 	.openapi('Testimonial');
 
@@ -94,7 +105,10 @@ export const TestimonialsQuery = z.object({
 		.min(1, 'limit must be at least 1')
 		.max(TESTIMONIALS_MAX_LIMIT, `limit must be at most ${TESTIMONIALS_MAX_LIMIT}`)
 		.default(TESTIMONIALS_DEFAULT_LIMIT)
-		.openapi({ param: { description: `How many to return (default ${TESTIMONIALS_DEFAULT_LIMIT}, at most ${TESTIMONIALS_MAX_LIMIT}).` }, example: 10 })
+		.openapi({
+			param: { description: `How many to return (default ${TESTIMONIALS_DEFAULT_LIMIT}, at most ${TESTIMONIALS_MAX_LIMIT}).` },
+			example: 10,
+		}),
 });
 
 export const ChatRequest = z
@@ -103,7 +117,9 @@ export const ChatRequest = z
 
 export const ChatResponse = z
 	.object({
-		reply: z.string().openapi({ description: 'A supportive reply. When the message may be about a crisis, it starts with vetted support resources.' })
+		reply: z
+			.string()
+			.openapi({ description: 'A supportive reply. When the message may be about a crisis, it starts with vetted support resources.' }),
 	})
 	.openapi('ChatResponse');
 
@@ -117,7 +133,7 @@ export const FeedbackRequest = z
 		// PostgreSQL text cannot hold NUL: refused here rather than failing the write (found by test/reliability/fuzz.test.ts).
 		message: trimmedMessage('message', MIN_FEEDBACK_LENGTH)
 			.refine((text) => !text.includes('\u0000'), 'message must not contain NUL characters')
-			.openapi({ description: `The feedback (${MIN_FEEDBACK_LENGTH} to ${MAX_MESSAGE_LENGTH} characters).` })
+			.openapi({ description: `The feedback (${MIN_FEEDBACK_LENGTH} to ${MAX_MESSAGE_LENGTH} characters).` }),
 	})
 	.openapi('FeedbackRequest');
 

@@ -93,7 +93,7 @@ export async function companionTurn(input: CompanionInput, deps: CompanionDeps =
 			careful: input.careful === true,
 			user: safetyIdentifier(input.userId, deps.identifierSalt),
 			timeoutMs: deps.timeoutMs,
-			maxTokens: 400
+			maxTokens: 400,
 		});
 		const reply = sanitizeReply(raw);
 		if (!reply) return { reply: FALLBACK_REPLY, fromAi: false };
@@ -120,7 +120,7 @@ export async function recordConversation(em: EntityManager, input: Pick<Companio
 export async function companionReply(input: CompanionInput): Promise<string> {
 	const { reply } = await companionTurn(input);
 	await recordConversation(container.db.orm.em.fork(), input).catch((error: unknown) =>
-		container.logger.warn(`Could not record a conversation: ${error instanceof Error ? error.name : 'error'}`)
+		container.logger.warn(`Could not record a conversation: ${error instanceof Error ? error.name : 'error'}`),
 	);
 	return reply;
 }

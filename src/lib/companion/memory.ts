@@ -74,13 +74,20 @@ export async function rememberTurn(em: EntityManager, turn: NewTurn, options: Me
 	return em.fork().transactional(async (tx) => {
 		await lockUser(tx, turn.userId);
 		if (!(await memoryEnabled(tx, turn.userId))) return false;
-		tx.create(MemoryTurn, { userId: turn.userId, channelId: turn.channelId, role: turn.role, content, createdAt: now, expiresAt: new Date(now.getTime() + ttlMs) });
+		tx.create(MemoryTurn, {
+			userId: turn.userId,
+			channelId: turn.channelId,
+			role: turn.role,
+			content,
+			createdAt: now,
+			expiresAt: new Date(now.getTime() + ttlMs),
+		});
 		await tx.flush();
 		await tx.execute(
 			`delete from memory_turns where user_id = ? and channel_id = ? and id not in
 			   (select id from memory_turns where user_id = ? and channel_id = ? order by created_at desc, id desc limit ?)`,
 			[turn.userId, turn.channelId, turn.userId, turn.channelId, RECENT_TURNS],
-			'run'
+			'run',
 		);
 		return true;
 	});
@@ -91,14 +98,19 @@ export async function rememberTurn(em: EntityManager, turn: NewTurn, options: Me
  * first, ready to go before the new message. Empty when memory is off. A turn that cannot be decrypted (the key was
  * changed without `rotate-salt`) makes the memory empty rather than failing the reply.
  */
-export async function recentTurns(em: EntityManager, userId: string, channelId: string, options: { now?: Date; limit?: number } = {}): Promise<RememberedTurn[]> {
+export async function recentTurns(
+	em: EntityManager,
+	userId: string,
+	channelId: string,
+	options: { now?: Date; limit?: number } = {},
+): Promise<RememberedTurn[]> {
 	const fork = em.fork();
 	if (!(await memoryEnabled(fork, userId))) return [];
 	try {
 		const rows = await fork.find(
 			MemoryTurn,
 			{ userId, channelId, expiresAt: { $gt: options.now ?? new Date() } },
-			{ orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.max(0, Math.min(options.limit ?? RECENT_TURNS, RECENT_TURNS)) }
+			{ orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.max(0, Math.min(options.limit ?? RECENT_TURNS, RECENT_TURNS)) },
 		);
 		return rows.reverse().map((row) => ({ role: row.role as MemoryRole, content: row.content ?? '', createdAt: row.createdAt }));
 	} catch (error) {
@@ -120,14 +132,19 @@ export async function clearMemory(em: EntityManager, userId: string): Promise<nu
  * Turns memory on or off for the person (creating their preferences row if needed). Turning it off also clears what
  * is stored, in the same transaction. Returns the new state and how many turns were cleared.
  */
-export async function setMemoryEnabled(em: EntityManager, userId: string, on: boolean, now = new Date()): Promise<{ enabled: boolean; cleared: number }> {
+export async function setMemoryEnabled(
+	em: EntityManager,
+	userId: string,
+	on: boolean,
+	now = new Date(),
+): Promise<{ enabled: boolean; cleared: number }> {
 	return em.fork().transactional(async (tx) => {
 		await lockUser(tx, userId);
 		await tx.execute(
 			`insert into users (id, country, screening_opt_out, memory_enabled, created_at, updated_at) values (?, null, false, ?, ?, ?)
 			 on conflict (id) do update set memory_enabled = excluded.memory_enabled, updated_at = excluded.updated_at`,
 			[userId, on, now, now],
-			'run'
+			'run',
 		);
 		let cleared = 0;
 		if (!on) {

@@ -36,14 +36,24 @@ export async function answerChat<A extends Assessment>(message: string, deps: Ch
 		aiReply = await deps.ai.complete([{ role: 'user', content: message }], { careful: crisis, timeoutMs: deps.timeoutMs });
 	} catch (error) {
 		if (!(error instanceof AiError)) throw error;
-		if (!crisis) throw error.kind === 'not_configured' ? new HttpError(503, 'AI is not configured on this server') : new HttpError(502, 'The AI provider did not answer; try again later');
+		if (!crisis)
+			throw error.kind === 'not_configured'
+				? new HttpError(503, 'AI is not configured on this server')
+				: new HttpError(502, 'The AI provider did not answer; try again later');
 	}
 	const reply = crisis ? [deps.renderCrisisReply(assessment, null), aiReply].filter(Boolean).join('\n\n') : aiReply!;
 
 	try {
 		deps.em.create(Conversation, { source: 'api', userId: null, guildId: null });
 		if (crisis) {
-			deps.em.create(CrisisEvent, { level: assessment.level, categories: assessment.categories, trigger: 'api', guildId: null, userId: null, details: null });
+			deps.em.create(CrisisEvent, {
+				level: assessment.level,
+				categories: assessment.categories,
+				trigger: 'api',
+				guildId: null,
+				userId: null,
+				details: null,
+			});
 		}
 		await deps.em.flush();
 	} catch (error) {

@@ -38,12 +38,11 @@ const flag = z
 	.optional()
 	.transform((value) => value !== undefined && !OFF_VALUES.has(value.trim().toLowerCase()));
 
-const url = (name: string) =>
-	optionalText.refine((value) => value === undefined || isHttpUrl(value), { message: `${name} must be an http(s) URL` });
+const url = (name: string) => optionalText.refine((value) => value === undefined || isHttpUrl(value), { message: `${name} must be an http(s) URL` });
 
 const snowflake = (name: string) =>
 	optionalText.refine((value) => value === undefined || SNOWFLAKE.test(value), {
-		message: `${name} must be a Discord ID (17 to 20 digits)`
+		message: `${name} must be a Discord ID (17 to 20 digits)`,
 	});
 
 const integer = (name: string, fallback: number, min: number, max: number) =>
@@ -62,7 +61,7 @@ const schema = z.object({
 	TOKEN: optionalText,
 	CLIENT_ID: snowflake('CLIENT_ID'),
 	DATABASE_URL: optionalText.refine((value) => value === undefined || /^postgres(ql)?:\/\/.+/.test(value), {
-		message: 'DATABASE_URL must be a postgres:// or postgresql:// connection string'
+		message: 'DATABASE_URL must be a postgres:// or postgresql:// connection string',
 	}),
 	DATA_DIR: optionalText,
 	OPENAI_API_KEY: optionalText,
@@ -92,7 +91,10 @@ const schema = z.object({
 	PRIVATE_GUILD_ID: snowflake('PRIVATE_GUILD_ID'),
 	OWNER_IDS: optionalText.transform((value, ctx) => {
 		if (value === undefined) return [];
-		const ids = value.split(',').map((id) => id.trim()).filter(Boolean);
+		const ids = value
+			.split(',')
+			.map((id) => id.trim())
+			.filter(Boolean);
 		if (!ids.every((id) => SNOWFLAKE.test(id))) {
 			ctx.addIssue({ code: 'custom', message: 'OWNER_IDS must be a comma-separated list of Discord user IDs' });
 		}
@@ -110,7 +112,7 @@ const schema = z.object({
 		if (addresses.every((address) => isIP(address.split('/')[0] ?? '') !== 0)) return { addresses };
 		ctx.addIssue({
 			code: 'custom',
-			message: 'TRUST_PROXY must be off, a number of proxy hops, or a comma-separated list of proxy IP addresses'
+			message: 'TRUST_PROXY must be off, a number of proxy hops, or a comma-separated list of proxy IP addresses',
 		});
 		return z.NEVER;
 	}),
@@ -119,7 +121,9 @@ const schema = z.object({
 	RATE_LIMIT_CHAT_PER_MINUTE: integer('RATE_LIMIT_CHAT_PER_MINUTE', 20, 1, 1_000_000),
 	RATE_LIMIT_FEEDBACK_PER_MINUTE: integer('RATE_LIMIT_FEEDBACK_PER_MINUTE', 5, 1, 1_000_000),
 	STATS_CACHE_MS: integer('STATS_CACHE_MS', 5_000, 0, 600_000),
-	LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error'], { message: 'LOG_LEVEL must be one of debug, info, warn, error' }).optional()),
+	LOG_LEVEL: optionalText.pipe(
+		z.enum(['debug', 'info', 'warn', 'error'], { message: 'LOG_LEVEL must be one of debug, info, warn, error' }).optional(),
+	),
 	LOG_CHANNEL_ID: snowflake('LOG_CHANNEL_ID'),
 	WEBSITE_URL: url('WEBSITE_URL'),
 	DOCS_URL: url('DOCS_URL'),
@@ -133,7 +137,7 @@ const schema = z.object({
 	GITHUB_TOKEN: optionalText,
 	GITHUB_API_URL: url('GITHUB_API_URL'),
 	GITHUB_REPO: optionalText.refine((value) => value === undefined || /^[\w.-]+\/[\w.-]+$/.test(value), {
-		message: 'GITHUB_REPO must look like owner/repo'
+		message: 'GITHUB_REPO must look like owner/repo',
 	}),
 	PATCHNOTES_PATH: optionalText,
 	INTEGRATION_TOKEN: optionalText,
@@ -150,7 +154,7 @@ const schema = z.object({
 	CONVERSATION_USER_RETENTION_DAYS: integer('CONVERSATION_USER_RETENTION_DAYS', 30, 1, 3650),
 	REJECTED_FEEDBACK_RETENTION_DAYS: integer('REJECTED_FEEDBACK_RETENTION_DAYS', 90, 1, 3650),
 	GUILD_PURGE_GRACE_DAYS: integer('GUILD_PURGE_GRACE_DAYS', 7, 0, 365),
-	PURGE_INTERVAL_MS: integer('PURGE_INTERVAL_MS', 3_600_000, 0, 604_800_000)
+	PURGE_INTERVAL_MS: integer('PURGE_INTERVAL_MS', 3_600_000, 0, 604_800_000),
 });
 
 function isHttpUrl(value: string): boolean {
@@ -183,15 +187,20 @@ function build(env: z.output<typeof schema>) {
 			privateGuildId: env.PRIVATE_GUILD_ID,
 			ownerIds: env.OWNER_IDS,
 			logChannelId: env.LOG_CHANNEL_ID,
-			forceDeploy: env.SERVICE_FORCE_DEPLOY
+			forceDeploy: env.SERVICE_FORCE_DEPLOY,
 		},
 		database: {
 			url: env.DATABASE_URL,
 			dataDir: resolve(env.DATA_DIR ?? 'data'),
-			migrateOnly: env.SERVICE_MIGRATE_ONLY
+			migrateOnly: env.SERVICE_MIGRATE_ONLY,
 		},
 		encryption: { key: env.ENCRYPTION_KEY, salts: env.ENCRYPTION_SALT_LIST },
-		openai: { apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL, model: env.OPENAI_MODEL ?? DEFAULT_OPENAI_MODEL, timeoutMs: env.OPENAI_TIMEOUT_MS },
+		openai: {
+			apiKey: env.OPENAI_API_KEY,
+			baseURL: env.OPENAI_BASE_URL,
+			model: env.OPENAI_MODEL ?? DEFAULT_OPENAI_MODEL,
+			timeoutMs: env.OPENAI_TIMEOUT_MS,
+		},
 		api: {
 			host: env.HOST,
 			port: env.PORT,
@@ -203,9 +212,9 @@ function build(env: z.output<typeof schema>) {
 			rateLimits: {
 				perMinute: env.RATE_LIMIT_PER_MINUTE,
 				chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE,
-				feedbackPerMinute: env.RATE_LIMIT_FEEDBACK_PER_MINUTE
+				feedbackPerMinute: env.RATE_LIMIT_FEEDBACK_PER_MINUTE,
 			},
-			statsCacheMs: env.STATS_CACHE_MS
+			statsCacheMs: env.STATS_CACHE_MS,
 		},
 		logLevel: env.LOG_LEVEL ?? 'info',
 		urls: {
@@ -213,15 +222,19 @@ function build(env: z.output<typeof schema>) {
 			docs: env.DOCS_URL ?? `${websiteUrl}/docs`,
 			support: env.SUPPORT_URL ?? `${websiteUrl}/support`,
 			invite: env.INVITE_URL ?? `${websiteUrl}/invite`,
-			source: sourceUrl
+			source: sourceUrl,
 		},
 		status: {
 			apiKey: env.SERVICE_STATUS_API_KEY,
 			url: env.STATUS_API_URL ?? `${websiteUrl}/api/status`,
 			intervalMs: env.STATUS_HEARTBEAT_INTERVAL_MS,
-			botApiUrl: env.SERVICE_BOT_API_URL
+			botApiUrl: env.SERVICE_BOT_API_URL,
 		},
-		github: { token: env.GITHUB_TOKEN, repo: env.GITHUB_REPO ?? repoFromSourceUrl(sourceUrl), apiUrl: trimSlash(env.GITHUB_API_URL ?? DEFAULT_GITHUB_API_URL) },
+		github: {
+			token: env.GITHUB_TOKEN,
+			repo: env.GITHUB_REPO ?? repoFromSourceUrl(sourceUrl),
+			apiUrl: trimSlash(env.GITHUB_API_URL ?? DEFAULT_GITHUB_API_URL),
+		},
 		patchNotesPath: env.PATCHNOTES_PATH,
 		integration: { token: env.INTEGRATION_TOKEN, baseUrl: env.INTEGRATION_BASE_URL },
 		version: env.HAVEN_VERSION,
@@ -234,8 +247,8 @@ function build(env: z.output<typeof schema>) {
 			rejectedFeedbackDays: env.REJECTED_FEEDBACK_RETENTION_DAYS,
 			guildGraceDays: env.GUILD_PURGE_GRACE_DAYS,
 			/** 0: no scheduled purge (run `haven purge` from cron instead). */
-			purgeIntervalMs: env.PURGE_INTERVAL_MS
-		}
+			purgeIntervalMs: env.PURGE_INTERVAL_MS,
+		},
 	};
 }
 
@@ -266,7 +279,7 @@ export function configWarnings(config: Config): string[] {
 		warnings.push(
 			config.production
 				? 'ENCRYPTION_KEY is not set in production: sensitive fields are stored in plain text. Set a 32-byte key and run `haven rotate-salt`.'
-				: 'ENCRYPTION_KEY is not set: sensitive fields are stored in plain text (development only).'
+				: 'ENCRYPTION_KEY is not set: sensitive fields are stored in plain text (development only).',
 		);
 	}
 	if (!config.discord.enabled) warnings.push('TOKEN or CLIENT_ID is not set: running the HTTP API only, without the Discord bot.');

@@ -65,7 +65,8 @@ export interface SignalSpec {
  * the lexicon word has no double letter ("die" for "diee"), or the skeleton is long (>= 5). So "of" never reads as
  * "off", nor "feel" as "fell".
  */
-type Test = { t: 'x'; key: string; lit: string; loose: boolean; start: boolean } | { t: 'p'; key: string } | { t: 'n'; range: 'big' | 'num' | 'year' };
+type Test =
+	{ t: 'x'; key: string; lit: string; loose: boolean; start: boolean } | { t: 'p'; key: string } | { t: 'n'; range: 'big' | 'num' | 'year' };
 /** Options of an alternative, indexed by the skeletons that can start them, so a failing position costs one lookup. */
 interface Options {
 	list: El[][];
@@ -268,7 +269,14 @@ function parsePattern(source: string, cx: FileContext, depth = 0): El[] {
 			const opt = part.endsWith(')?');
 			if (!opt && !part.endsWith(')')) throw new LexiconError(`${cx.where}: text after ")" in "${part}"`);
 			const inner = part.slice(1, opt ? -2 : -1);
-			els.push({ k: 'alt', opts: indexOptions(splitTop(inner, '|', cx.where).map((o) => parsePattern(o, cx, depth + 1)), cx.where), opt });
+			els.push({
+				k: 'alt',
+				opts: indexOptions(
+					splitTop(inner, '|', cx.where).map((o) => parsePattern(o, cx, depth + 1)),
+					cx.where,
+				),
+				opt,
+			});
 			continue;
 		}
 		if (part.startsWith('~')) {
@@ -469,10 +477,62 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 	const signalExact = new Map<string, Phrase[]>();
 	const markerExact = new Map<string, Phrase[]>();
 	// Words too common to make good anchors: every file's filler words plus a few articles and prepositions.
-	const stop = new Set(['the', 'a', 'an', 'to', 'of', 'and', 'in', 'on', 'for', 'with', 'my', 'at', 'de', 'la', 'le', 'el', 'que', 'y', 'e', 'o', 'en', 'un', 'una', 'di', 'il', 'der', 'die', 'das', 'und', 'se', 'si', 'da', 'do', 'les', 'des', 'du', 'et', 'est', 'ist', 'zu', 'sich', 'mon', 'ma', 'mi', 'mio', 'mia', 'meu', 'minha', 'mein', 'meine']);
+	const stop = new Set([
+		'the',
+		'a',
+		'an',
+		'to',
+		'of',
+		'and',
+		'in',
+		'on',
+		'for',
+		'with',
+		'my',
+		'at',
+		'de',
+		'la',
+		'le',
+		'el',
+		'que',
+		'y',
+		'e',
+		'o',
+		'en',
+		'un',
+		'una',
+		'di',
+		'il',
+		'der',
+		'die',
+		'das',
+		'und',
+		'se',
+		'si',
+		'da',
+		'do',
+		'les',
+		'des',
+		'du',
+		'et',
+		'est',
+		'ist',
+		'zu',
+		'sich',
+		'mon',
+		'ma',
+		'mi',
+		'mio',
+		'mia',
+		'meu',
+		'minha',
+		'mein',
+		'meine',
+	]);
 	for (const rawFile of files) {
 		const scan = ((rawFile as Record<string, unknown>)?.scan ?? {}) as Record<string, unknown>;
-		for (const list of Object.values(scan)) if (Array.isArray(list)) for (const w of list) if (typeof w === 'string') stop.add(skeleton(normalizeText(w).replaceAll("'", '')));
+		for (const list of Object.values(scan))
+			if (Array.isArray(list)) for (const w of list) if (typeof w === 'string') stop.add(skeleton(normalizeText(w).replaceAll("'", '')));
 	}
 	for (const rawFile of files) {
 		const file = rawFile as Record<string, unknown>;
@@ -486,7 +546,14 @@ export function compileLexicons(files: readonly unknown[]): Compiled {
 		const scan = (file.scan ?? {}) as Record<string, unknown>;
 		const set = (name: string): Set<string> =>
 			new Set(asStrings(scan[name] ?? [], `${cx.where} scan.${name}`).map((w) => skeleton(normalizeWord(w, cx.where))));
-		const named = { negators: set('negators'), self: set('self'), other: set('other'), transparent: set('transparent'), coord: set('coord'), subjects: set('subjects') };
+		const named = {
+			negators: set('negators'),
+			self: set('self'),
+			other: set('other'),
+			transparent: set('transparent'),
+			coord: set('coord'),
+			subjects: set('subjects'),
+		};
 		const roles = new Map<string, number>();
 		for (const [name, words] of Object.entries(named)) {
 			for (const w of words) {
@@ -864,7 +931,21 @@ const ALT = 2;
 const END = 3;
 
 function newStep(kind: Step['kind'], next: Step | null, fields: Partial<Step> = {}): Step {
-	return { kind, tests: [], options: null, heads: [], follows: [], opt: false, max: 0, next, failedIn: -1, failedLimit: 0, failedBase: 0, failed: 0, ...fields };
+	return {
+		kind,
+		tests: [],
+		options: null,
+		heads: [],
+		follows: [],
+		opt: false,
+		max: 0,
+		next,
+		failedIn: -1,
+		failedLimit: 0,
+		failedBase: 0,
+		failed: 0,
+		...fields,
+	};
 }
 const END_STEP = newStep(END, null);
 

@@ -176,7 +176,8 @@ export function formatReport(r: EvalReport, options: { misses?: boolean } = {}):
 	);
 	if (options.misses && r.misses.length) {
 		lines.push('', 'Misses:');
-		for (const m of r.misses) lines.push(`  [${m.group}] expected ${m.expected}, got ${m.got}: ${JSON.stringify(m.text)} ${m.evidence.join(' ')}`);
+		for (const m of r.misses)
+			lines.push(`  [${m.group}] expected ${m.expected}, got ${m.got}: ${JSON.stringify(m.text)} ${m.evidence.join(' ')}`);
 	}
 	lines.push('', r.pass ? 'PASS' : 'FAIL');
 	return lines.join('\n');

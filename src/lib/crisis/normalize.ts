@@ -77,7 +77,24 @@ export interface WordCache {
 }
 
 export function newWordCache(): WordCache {
-	return { corrected: false, knownBefore: false, ids: null, idBits: 0, pairs: null, pairNext: null, pairForm: '', pairKey: '', pairIdKey: '', pairId: -1, anchoredIn: -1, scan: -1, scanPair: '', candidates: null, follows: null, compounds: null };
+	return {
+		corrected: false,
+		knownBefore: false,
+		ids: null,
+		idBits: 0,
+		pairs: null,
+		pairNext: null,
+		pairForm: '',
+		pairKey: '',
+		pairIdKey: '',
+		pairId: -1,
+		anchoredIn: -1,
+		scan: -1,
+		scanPair: '',
+		candidates: null,
+		follows: null,
+		compounds: null,
+	};
 }
 
 export type Segmenter = (letters: string) => string[] | null;
@@ -156,6 +173,7 @@ function isInvisible(cp: number): boolean {
 	);
 }
 
+// eslint-disable-next-line no-control-regex -- the ASCII range starts at NUL
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 export function normalizeText(input: string): string {
@@ -223,7 +241,12 @@ const SOFT = 2;
 const SENTENCE = 4;
 const CLAUSE = 8;
 function classOf(cp: number): number {
-	return (LEET_SYMBOLS.has(cp) ? LEET : 0) | (SOFT_JOIN.has(cp) ? SOFT : 0) | (SENTENCE_END.has(cp) ? SENTENCE : 0) | (CLAUSE_BREAK.has(cp) ? CLAUSE : 0);
+	return (
+		(LEET_SYMBOLS.has(cp) ? LEET : 0) |
+		(SOFT_JOIN.has(cp) ? SOFT : 0) |
+		(SENTENCE_END.has(cp) ? SENTENCE : 0) |
+		(CLAUSE_BREAK.has(cp) ? CLAUSE : 0)
+	);
 }
 const ASCII_CLASSES = Uint8Array.from({ length: 0x80 }, (_, cp) => classOf(cp));
 function charClass(cp: number): number {
@@ -238,7 +261,28 @@ function isNewline(code: number): boolean {
 }
 /** Words before which a new clause starts: a past-tense guard in "I used to be happy but now I want to die" must not reach across. */
 const CONJUNCTIONS = new Set(
-	['but', 'however', 'though', 'although', 'yet', 'now', 'pero', 'mais', 'aber', 'doch', 'jedoch', 'mas', 'porem', 'ma', 'tuttavia', 'ahora', 'maintenant', 'jetzt', 'agora', 'adesso'].map(skeleton),
+	[
+		'but',
+		'however',
+		'though',
+		'although',
+		'yet',
+		'now',
+		'pero',
+		'mais',
+		'aber',
+		'doch',
+		'jedoch',
+		'mas',
+		'porem',
+		'ma',
+		'tuttavia',
+		'ahora',
+		'maintenant',
+		'jetzt',
+		'agora',
+		'adesso',
+	].map(skeleton),
 );
 
 const LETTER = /\p{L}/u;
@@ -303,8 +347,36 @@ function makeToken(forms: string[], quoted: boolean, emoji: boolean, sent: numbe
 
 const NO_IDS: number[] = [];
 
-function newToken(forms: string[], keys: string[], elongated: boolean, num: number, emoji: boolean, sent: number, clause: number, quoted: boolean, cache: WordCache): Token {
-	return { forms, keys, elongated, known: true, ids: NO_IDS, pairId: -1, idBits: 0, cache, word: forms[0]!, pairForm: '', pairKey: '', sent, clause, initial: false, quoted, num, emoji };
+function newToken(
+	forms: string[],
+	keys: string[],
+	elongated: boolean,
+	num: number,
+	emoji: boolean,
+	sent: number,
+	clause: number,
+	quoted: boolean,
+	cache: WordCache,
+): Token {
+	return {
+		forms,
+		keys,
+		elongated,
+		known: true,
+		ids: NO_IDS,
+		pairId: -1,
+		idBits: 0,
+		cache,
+		word: forms[0]!,
+		pairForm: '',
+		pairKey: '',
+		sent,
+		clause,
+		initial: false,
+		quoted,
+		num,
+		emoji,
+	};
 }
 
 /** A word inside one chunk, before it becomes a token. `soft` when "." "-" "_" separated it from the previous one. */
@@ -381,7 +453,13 @@ class Tokenizer {
 		}
 		const slot = hash & (CHUNK_SLOTS - 1);
 		let cached = this.seen?.[slot];
-		if (cached && (cached.hash !== hash || cached.text.length !== end - start || !s.startsWith(cached.text, start) || (cached.quotes && cached.quotedBefore !== this.quoted))) {
+		if (
+			cached &&
+			(cached.hash !== hash ||
+				cached.text.length !== end - start ||
+				!s.startsWith(cached.text, start) ||
+				(cached.quotes && cached.quotedBefore !== this.quoted))
+		) {
 			cached = undefined;
 		}
 		if (cached) {

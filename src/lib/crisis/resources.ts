@@ -158,7 +158,11 @@ function footer(r: CountryResources): string {
 function assemble(head: string[], r: CountryResources, tail: string[]): string {
 	let services = r.services.map(serviceLine);
 	let foot = [footer(r)];
-	const build = (): string => [...head, ...services, '', ...tail, ...foot].filter((line, i, all) => !(line === '' && all[i - 1] === '')).join('\n').trim();
+	const build = (): string =>
+		[...head, ...services, '', ...tail, ...foot]
+			.filter((line, i, all) => !(line === '' && all[i - 1] === ''))
+			.join('\n')
+			.trim();
 	let text = build();
 	while (text.length > MAX_REPLY_LENGTH && services.length > 1) {
 		services = services.slice(0, -1);
@@ -171,7 +175,16 @@ function assemble(head: string[], r: CountryResources, tail: string[]): string {
 	return text.length > MAX_REPLY_LENGTH ? text.slice(0, MAX_REPLY_LENGTH - 1) + '…' : text;
 }
 
-const SELF_CATEGORIES = new Set(['suicidal_ideation', 'self_harm', 'plan_or_means', 'time_bound_intent', 'attempt', 'goodbye', 'indirect_ideation', 'distress']);
+const SELF_CATEGORIES = new Set([
+	'suicidal_ideation',
+	'self_harm',
+	'plan_or_means',
+	'time_bound_intent',
+	'attempt',
+	'goodbye',
+	'indirect_ideation',
+	'distress',
+]);
 
 /**
  * The private reply to a message that screened as a possible crisis: warm, short, deterministic Discord markdown with
@@ -190,10 +203,13 @@ export function renderCrisisReply(assessment: Assessment, country?: string | nul
 
 	if (audience === 'third_party') {
 		if (imminent) {
-			head.push(`**If they are in immediate danger, call ${emergencyInBold} now** and stay with them if it is safe to. Don't leave them alone with anything they could use to hurt themselves.`, '');
+			head.push(
+				`**If they are in immediate danger, call ${emergencyInBold} now** and stay with them if it is safe to. Don't leave them alone with anything they could use to hurt themselves.`,
+				'',
+			);
 		}
 		head.push(
-			"Thank you for looking out for them. That matters. Some things that help:",
+			'Thank you for looking out for them. That matters. Some things that help:',
 			'- Ask them directly if they are thinking about suicide. Asking does not put the idea in their head.',
 			'- Listen without judging or trying to fix everything, and tell them you care.',
 			'- Help them reach one of these services, or a doctor. Offer to sit with them while they call.',

@@ -59,7 +59,20 @@
  * lexicon/index.ts.
  */
 import type { Token } from './normalize.ts';
-import { BARE_MAX_TOKENS, compileLexicons, findMarkers, findSignals, MARKER_KINDS, POSITIONAL_MARKERS, prepare, SCAN_ROLES, type Compiled, type Match, type ScanSets, type SignalSpec } from './engine.ts';
+import {
+	BARE_MAX_TOKENS,
+	compileLexicons,
+	findMarkers,
+	findSignals,
+	MARKER_KINDS,
+	POSITIONAL_MARKERS,
+	prepare,
+	SCAN_ROLES,
+	type Compiled,
+	type Match,
+	type ScanSets,
+	type SignalSpec,
+} from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
 import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
 
@@ -119,7 +132,10 @@ interface Guard extends Lookup {
 }
 const lookup = (kind: string, scope: Scope): Lookup => ({ kind, bit: kindBit(kind), scope, reach: NEAR[kind] ?? 1 });
 const GUARD_RULES = new Map<string, Guard>(
-	Object.entries(GUARDS).map(([kind, rule]) => [kind, { ...lookup(kind, rule.scope), effect: rule.effect, cancel: rule.cancel ? lookup(rule.cancel.kind, rule.cancel.scope) : null }]),
+	Object.entries(GUARDS).map(([kind, rule]) => [
+		kind,
+		{ ...lookup(kind, rule.scope), effect: rule.effect, cancel: rule.cancel ? lookup(rule.cancel.kind, rule.cancel.scope) : null },
+	]),
 );
 
 /** The guards of a signal: negation and another person (read around the phrase), then the marker guards in order. */
@@ -163,7 +179,13 @@ interface Markers {
 
 function collectMarkers(matches: Match[], tokens: Token[]): Markers {
 	const last = tokens[tokens.length - 1]!;
-	const markers: Markers = { message: 0, sentence: new Array<number>(last.sent + 1).fill(0), clause: new Array<number>(last.clause + 1).fill(0), near: new Map(), times: [] };
+	const markers: Markers = {
+		message: 0,
+		sentence: new Array<number>(last.sent + 1).fill(0),
+		clause: new Array<number>(last.clause + 1).fill(0),
+		near: new Map(),
+		times: [],
+	};
 	for (const m of matches) {
 		const kind = m.phrase.kind;
 		if (kind === 'signal') continue;
@@ -397,7 +419,7 @@ export function screen(text: string): Assessment {
 		// Another match of a phrase that already counted changes nothing (where it is only matters for times, so then per
 		// sentence): skipping it keeps long repetitive messages fast. One that counted at full strength is skipped before
 		// its guards are read; otherwise, after, when the same guards lowered it ("kms jk" said 600 times is one reading).
-		const strength = ((m.phrase.serial * 2 + (tp ? 1 : 0)) * (tokens.length + 1) + (timed ? tokens[m.start]!.sent + 1 : 0));
+		const strength = (m.phrase.serial * 2 + (tp ? 1 : 0)) * (tokens.length + 1) + (timed ? tokens[m.start]!.sent + 1 : 0);
 		if (readings.has(strength * MARKER_MASKS)) continue;
 		const guards = guardsOf(spec);
 		let dropped: string | null = null;

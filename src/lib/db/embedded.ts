@@ -62,11 +62,16 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
 		await exec(bin.initdb, ['-D', pgdata, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-instructions']).catch(
 			(error: unknown) => {
 				throw new Error(`Could not create the embedded PostgreSQL data folder ${pgdata}: ${firstLine(error)}`);
-			}
+			},
 		);
 	}
 
-	if (await exec(bin.pg_ctl, ['status', '-D', pgdata]).then(() => true, () => false)) {
+	if (
+		await exec(bin.pg_ctl, ['status', '-D', pgdata]).then(
+			() => true,
+			() => false,
+		)
+	) {
 		log('Found an embedded PostgreSQL left running by a process that did not shut down; restarting it');
 		await exec(bin.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30']);
 	}
@@ -75,7 +80,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
 	await exec(bin.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', join(pgdata, 'server.log'), '-o', serverOptions]).catch(
 		(error: unknown) => {
 			throw new Error(`Could not start the embedded PostgreSQL (see ${join(pgdata, 'server.log')}): ${firstLine(error)}`);
-		}
+		},
 	);
 	log(`Embedded PostgreSQL is running in ${pgdata}`);
 
@@ -87,7 +92,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
 			stopped = true;
 			await exec(bin.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30']).catch(() => undefined);
 			rmSync(lockFile, { force: true });
-		}
+		},
 	};
 }
 
@@ -151,7 +156,9 @@ function reachableClusterDir(dataDir: string, runAs: RunAs, log: (message: strin
 	const fallback = join('/var/lib/haven', createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
 	mkdirSync(fallback, { recursive: true, mode: 0o755 });
 	if (!reachableBy(join(fallback, 'postgres'), runAs)) {
-		throw new Error(`The embedded PostgreSQL runs as the postgres user, which cannot reach ${dataDir} or ${fallback}: set DATA_DIR outside private folders`);
+		throw new Error(
+			`The embedded PostgreSQL runs as the postgres user, which cannot reach ${dataDir} or ${fallback}: set DATA_DIR outside private folders`,
+		);
 	}
 	log(`DATA_DIR ${dataDir} is inside a folder the postgres user cannot enter; the embedded database lives in ${fallback}`);
 	return fallback;

@@ -19,8 +19,8 @@ const countsInserts = (counter: string) => [
 		timing: 'after' as const,
 		events: ['insert' as const],
 		forEach: 'row' as const,
-		body: `insert into stat_counters (name, value) values ('${counter}', 1) on conflict (name) do update set value = stat_counters.value + 1; return null;`
-	}
+		body: `insert into stat_counters (name, value) values ('${counter}', 1) on conflict (name) do update set value = stat_counters.value + 1; return null;`,
+	},
 ];
 
 export const FEEDBACK_STATUSES = ['queued', 'approved', 'rejected'] as const;
@@ -38,8 +38,11 @@ export const UserProfile = defineEntity({
 		screeningOptOut: p.boolean().default(false),
 		memoryEnabled: p.boolean().default(true),
 		createdAt: createdAt(),
-		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
-	}
+		updatedAt: p
+			.datetime()
+			.onCreate(() => new Date())
+			.onUpdate(() => new Date()),
+	},
 });
 
 export const Guild = defineEntity({
@@ -50,8 +53,11 @@ export const Guild = defineEntity({
 		settings: p.json<Record<string, unknown>>().default('{}'),
 		joinedAt: createdAt(),
 		leftAt: p.datetime().nullable(),
-		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
-	}
+		updatedAt: p
+			.datetime()
+			.onCreate(() => new Date())
+			.onUpdate(() => new Date()),
+	},
 });
 
 export const MoodCheckIn = defineEntity({
@@ -66,8 +72,8 @@ export const MoodCheckIn = defineEntity({
 		mood: p.string().length(32),
 		intensity: p.smallint(),
 		note: p.type(new EncryptedText()).nullable(),
-		createdAt: createdAt()
-	}
+		createdAt: createdAt(),
+	},
 });
 
 export const GhostLetter = defineEntity({
@@ -78,8 +84,8 @@ export const GhostLetter = defineEntity({
 		id: p.integer().primary().autoincrement(),
 		userId: snowflake(),
 		content: p.type(new EncryptedText()),
-		createdAt: createdAt()
-	}
+		createdAt: createdAt(),
+	},
 });
 
 /** One answered companion turn (Discord or `POST /v1/chat`); what the `conversations` stat counts. No content. */
@@ -93,8 +99,8 @@ export const Conversation = defineEntity({
 		userId: snowflake().nullable(),
 		guildId: snowflake().nullable(),
 		source: p.string().length(16),
-		createdAt: createdAt()
-	}
+		createdAt: createdAt(),
+	},
 });
 
 /** Short-lived conversation memory, encrypted, expiring. */
@@ -109,8 +115,8 @@ export const MemoryTurn = defineEntity({
 		role: p.string().length(16),
 		content: p.type(new EncryptedText()),
 		createdAt: createdAt(),
-		expiresAt: p.datetime()
-	}
+		expiresAt: p.datetime(),
+	},
 });
 
 export const CrisisEvent = defineEntity({
@@ -131,8 +137,8 @@ export const CrisisEvent = defineEntity({
 		acknowledgedAt: p.datetime().nullable(),
 		resolvedBy: snowflake().nullable(),
 		resolvedAt: p.datetime().nullable(),
-		createdAt: createdAt()
-	}
+		createdAt: createdAt(),
+	},
 });
 
 export const Feedback = defineEntity({
@@ -151,8 +157,11 @@ export const Feedback = defineEntity({
 		reviewerId: snowflake().nullable(),
 		reviewedAt: p.datetime().nullable(),
 		createdAt: createdAt(),
-		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
-	}
+		updatedAt: p
+			.datetime()
+			.onCreate(() => new Date())
+			.onUpdate(() => new Date()),
+	},
 });
 
 /** Small durable key/value state: command registration hash, rotate-salt progress, and the like. */
@@ -162,8 +171,11 @@ export const AppState = defineEntity({
 	properties: {
 		key: p.string().length(64).primary(),
 		value: p.json<unknown>(),
-		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
-	}
+		updatedAt: p
+			.datetime()
+			.onCreate(() => new Date())
+			.onUpdate(() => new Date()),
+	},
 });
 
 /** Monotonic totals kept by the `count_inserts` triggers. */
@@ -172,8 +184,8 @@ export const StatCounter = defineEntity({
 	tableName: 'stat_counters',
 	properties: {
 		name: p.string().length(32).primary(),
-		value: p.bigint('number').default(0)
-	}
+		value: p.bigint('number').default(0),
+	},
 });
 
 export const entities = [UserProfile, Guild, MoodCheckIn, GhostLetter, Conversation, MemoryTurn, CrisisEvent, Feedback, AppState, StatCounter];
@@ -206,8 +218,11 @@ export const CheckInReminder = defineEntity({
 		lastSentAt: p.datetime().nullable(),
 		disabledReason: p.string().length(32).nullable(),
 		createdAt: createdAt(),
-		updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date())
-	}
+		updatedAt: p
+			.datetime()
+			.onCreate(() => new Date())
+			.onUpdate(() => new Date()),
+	},
 });
 
 /** A round of /trivia or /wouldyourather: the generated content (no user text) and who started it. */
@@ -222,8 +237,8 @@ export const GameRound = defineEntity({
 		startedBy: snowflake(),
 		content: p.json<Record<string, unknown>>(),
 		revealedAt: p.datetime().nullable(),
-		createdAt: createdAt()
-	}
+		createdAt: createdAt(),
+	},
 });
 
 /** One answer or vote in a round. The primary key (round, user) is the "one vote per person" rule. */
@@ -235,8 +250,8 @@ export const GameVote = defineEntity({
 		round: () => p.manyToOne(GameRound).primary().deleteRule('cascade'),
 		userId: snowflake().primary(),
 		choice: p.smallint(),
-		createdAt: createdAt()
-	}
+		createdAt: createdAt(),
+	},
 });
 
 (entities as unknown[]).push(CheckInReminder, GameRound, GameVote);

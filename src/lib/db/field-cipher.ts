@@ -81,9 +81,7 @@ export class FieldCipher {
 		const id = stored.slice(SEALED.length, dot);
 		const key = dot > 0 ? this.#keys.get(id) : undefined;
 		if (!key) {
-			const reason = this.encrypting
-				? `salt ${id} is not in ENCRYPTION_SALT_LIST`
-				: 'the value is encrypted but ENCRYPTION_KEY is not set';
+			const reason = this.encrypting ? `salt ${id} is not in ENCRYPTION_SALT_LIST` : 'the value is encrypted but ENCRYPTION_KEY is not set';
 			throw new DecryptionError(at.table, at.column, reason);
 		}
 		const packed = Buffer.from(stored.slice(dot + 1), 'base64url');

@@ -49,7 +49,7 @@ export async function openDatabase(config: Config, log: DatabaseLog): Promise<Da
 			async close() {
 				await orm.close(true);
 				await embedded?.stop();
-			}
+			},
 		};
 	} catch (error) {
 		await embedded?.stop();
@@ -70,7 +70,7 @@ export const POOL_TIMEOUTS = {
 	connectTimeoutMs: 5_000,
 	statementTimeoutMs: 30_000,
 	idleInTransactionTimeoutMs: 60_000,
-	idleConnectionMs: 30_000
+	idleConnectionMs: 30_000,
 } as const;
 
 export function ormOptions(connection: Options): Options {
@@ -90,9 +90,9 @@ export function ormOptions(connection: Options): Options {
 			idle_in_transaction_session_timeout: POOL_TIMEOUTS.idleInTransactionTimeoutMs,
 			keepAlive: true,
 			keepAliveInitialDelayMillis: 10_000,
-			onPoolCreated: releaseDeadConnections
+			onPoolCreated: releaseDeadConnections,
 		},
-		debug: false
+		debug: false,
 	};
 }
 
@@ -163,10 +163,10 @@ export async function migrationStatus(orm: MikroORM): Promise<{ applied: string[
 /** Every encrypted column in the model, read from the ORM metadata. */
 export function encryptedColumns(orm: MikroORM): { entity: string; table: string; property: string; column: string }[] {
 	return [...orm.getMetadata().getAll().values()].flatMap((meta) =>
-			Object.values(meta.properties)
-				.filter((prop) => prop.customType instanceof EncryptedText)
-				.map((prop) => ({ entity: meta.className, table: meta.tableName, property: prop.name, column: prop.fieldNames[0]! }))
-		);
+		Object.values(meta.properties)
+			.filter((prop) => prop.customType instanceof EncryptedText)
+			.map((prop) => ({ entity: meta.className, table: meta.tableName, property: prop.name, column: prop.fieldNames[0]! })),
+	);
 }
 
 /**

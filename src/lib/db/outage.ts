@@ -25,7 +25,7 @@ const NETWORK_CODES = new Set([
 	'ENETUNREACH',
 	'ENETDOWN',
 	'EAI_AGAIN',
-	'ENOTFOUND'
+	'ENOTFOUND',
 ]);
 
 /**
@@ -47,7 +47,7 @@ const DRIVER_MESSAGES = [
 	/^Client has encountered a connection error and is not queryable$/,
 	/^Client was closed and is not queryable$/,
 	/^Cannot use a pool after calling end on the pool$/,
-	/^Query read timeout$/
+	/^Query read timeout$/,
 ];
 
 function isUnavailableError(error: object): boolean {
@@ -88,7 +88,10 @@ export function unavailableReason(error: unknown): string {
  * One log line per `intervalMs` while the database stays unavailable (with how many answers it turned into "try again
  * shortly" meanwhile), instead of one per request: an outage under load would otherwise flood the log.
  */
-export function outageReporter(intervalMs = 10_000, now: () => number = Date.now): (where: string, error: unknown, log: (message: string) => void) => void {
+export function outageReporter(
+	intervalMs = 10_000,
+	now: () => number = Date.now,
+): (where: string, error: unknown, log: (message: string) => void) => void {
 	let last = -Infinity;
 	let suppressed = 0;
 	return (where, error, log) => {

@@ -53,8 +53,9 @@ export function createBot({ client, config, db, version, log }: BotOptions): Bot
 	const channelId = config.discord.logChannelId;
 	const logChannel = channelId
 		? createLogChannel({
-				send: async (content) => void (await client.rest.post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: NO_MENTIONS } })),
-				log
+				send: async (content) =>
+					void (await client.rest.post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: NO_MENTIONS } })),
+				log,
 			})
 		: undefined;
 	const counts = () => ({ guilds: client.guilds.cache.size, shards: client.ws.shards.size });
@@ -67,7 +68,7 @@ export function createBot({ client, config, db, version, log }: BotOptions): Bot
 			token: integrationToken,
 			clientId: config.discord.clientId!,
 			counts: () => ({ server_count: counts().guilds, shard_count: counts().shards }),
-			log
+			log,
 		});
 	}
 	let releaseCheck: Promise<void> | undefined;
@@ -96,22 +97,26 @@ export function createBot({ client, config, db, version, log }: BotOptions): Bot
 					privateGuildId: config.discord.privateGuildId,
 					definitions: await collectDefinitions(),
 					force: config.discord.forceDeploy,
-					db
+					db,
 				});
 				for (const warning of result.warnings) log.warn(warning);
 				for (const line of describeDeploy(result)) log.info(line);
 				return result;
 			} catch (error) {
-				log.error(`Command registration failed; the previous registration stays in place and the next start tries again: ${describeError(error)}${error instanceof Error && 'status' in error ? ` (${error.message})` : ''}`);
+				log.error(
+					`Command registration failed; the previous registration stays in place and the next start tries again: ${describeError(error)}${error instanceof Error && 'status' in error ? ` (${error.message})` : ''}`,
+				);
 				return undefined;
 			}
 		},
 		async ready(ready) {
 			const { guilds, shards } = counts();
-			systemLog(`Haven ${version} is online as ${ready.user.username}: ${guilds} server${guilds === 1 ? '' : 's'}, ${shards} shard${shards === 1 ? '' : 's'}.`);
+			systemLog(
+				`Haven ${version} is online as ${ready.user.username}: ${guilds} server${guilds === 1 ? '' : 's'}, ${shards} shard${shards === 1 ? '' : 's'}.`,
+			);
 			releaseCheck ??= release.check().then(
 				(check) => log.info(describeReleaseCheck(check)),
-				() => undefined
+				() => undefined,
 			);
 			integration?.start();
 			try {
@@ -127,6 +132,6 @@ export function createBot({ client, config, db, version, log }: BotOptions): Bot
 			logChannel?.stop();
 			await integration?.stop();
 			await releaseCheck;
-		}
+		},
 	};
 }

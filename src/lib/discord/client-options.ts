@@ -13,7 +13,9 @@ import type { Config } from '../core/config.ts';
  * - REST through DISCORD_API_URL (Discord's own by default, or a proxy such as @discordjs/proxy; the tests' fake);
  * - allowedMentions: nobody, so text echoed by the bot can never ping @everyone, roles or users.
  */
-export function discordClientOptions(config: Config): Pick<ClientOptions, 'intents' | 'partials' | 'shards' | 'makeCache' | 'rest' | 'allowedMentions'> {
+export function discordClientOptions(
+	config: Config,
+): Pick<ClientOptions, 'intents' | 'partials' | 'shards' | 'makeCache' | 'rest' | 'allowedMentions'> {
 	return {
 		intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],
 		partials: [Partials.Channel],
@@ -37,10 +39,10 @@ export function discordClientOptions(config: Config): Pick<ClientOptions, 'inten
 			StageInstanceManager: 0,
 			GuildScheduledEventManager: 0,
 			AutoModerationRuleManager: 0,
-			ApplicationCommandManager: 0
+			ApplicationCommandManager: 0,
 		}),
 		rest: { api: config.discord.apiUrl },
-		allowedMentions: { parse: [] }
+		allowedMentions: { parse: [] },
 	};
 }
 

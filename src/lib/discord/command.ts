@@ -17,7 +17,7 @@ export function isOwner(userId: string): boolean {
 const ACCESS_PRECONDITIONS: Record<CommandAccess, PreconditionEntryResolvable[]> = {
 	everyone: [],
 	guildAdmin: ['GuildAdmin'],
-	owner: ['OwnerOnly']
+	owner: ['OwnerOnly'],
 };
 
 /**
@@ -39,7 +39,7 @@ export abstract class HavenCommand extends Command {
 			preconditions: [...ACCESS_PRECONDITIONS[definition.access], ...(options.preconditions ?? [])],
 			cooldownDelay: cooldownSeconds(definition) * 1000,
 			cooldownLimit: 1,
-			cooldownScope: BucketScope.User
+			cooldownScope: BucketScope.User,
 		});
 		this.definition = definition;
 	}
@@ -52,5 +52,7 @@ export abstract class HavenCommand extends Command {
 
 /** Definitions of the loaded Haven commands (for /help). */
 export function loadedDefinitions(): CommandDefinition[] {
-	return [...container.stores.get('commands').values()].filter((command): command is HavenCommand => command instanceof HavenCommand).map((command) => command.definition);
+	return [...container.stores.get('commands').values()]
+		.filter((command): command is HavenCommand => command instanceof HavenCommand)
+		.map((command) => command.definition);
 }

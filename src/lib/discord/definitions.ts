@@ -8,7 +8,7 @@ import {
 	InteractionContextType,
 	PermissionFlagsBits,
 	type APIApplicationCommandOption,
-	type RESTPostAPIApplicationCommandsJSONBody
+	type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord.js';
 
 /**
@@ -60,14 +60,17 @@ export function isOwnerScoped(definition: CommandDefinition): boolean {
 /** The registration body Discord receives. Every field is explicit so that a comparison with what Discord returns is exact. */
 export function toApplicationCommand(definition: CommandDefinition): RESTPostAPIApplicationCommandsJSONBody {
 	const kind = commandKind(definition);
-	const contexts = [...(definition.contexts ?? (definition.access === 'everyone' ? [InteractionContextType.Guild, InteractionContextType.BotDM] : [InteractionContextType.Guild]))];
+	const contexts = [
+		...(definition.contexts ??
+			(definition.access === 'everyone' ? [InteractionContextType.Guild, InteractionContextType.BotDM] : [InteractionContextType.Guild])),
+	];
 	const common = {
 		name: definition.name,
 		// Manage Server hides admin commands from other members; the GuildAdmin precondition still checks on every use.
 		default_member_permissions: definition.access === 'guildAdmin' ? String(PermissionFlagsBits.ManageGuild) : null,
 		contexts,
 		integration_types: [ApplicationIntegrationType.GuildInstall],
-		nsfw: false
+		nsfw: false,
 	};
 	if (kind === ApplicationCommandType.ChatInput) {
 		return { ...common, type: kind, description: definition.description, options: [...(definition.options ?? [])] };
@@ -87,8 +90,10 @@ export function definitionProblems(definitions: readonly CommandDefinition[]): s
 		if (seen.has(key)) problems.push(`two commands are named "${definition.name}"`);
 		seen.add(key);
 		if (kind === ApplicationCommandType.ChatInput) {
-			if (!CHAT_INPUT_NAME.test(definition.name)) problems.push(`"${definition.name}" is not a valid slash command name (lowercase, 1 to 32 characters)`);
-			if (definition.description.length < 1 || definition.description.length > 100) problems.push(`the description of /${definition.name} must be 1 to 100 characters`);
+			if (!CHAT_INPUT_NAME.test(definition.name))
+				problems.push(`"${definition.name}" is not a valid slash command name (lowercase, 1 to 32 characters)`);
+			if (definition.description.length < 1 || definition.description.length > 100)
+				problems.push(`the description of /${definition.name} must be 1 to 100 characters`);
 			if ((definition.options?.length ?? 0) > 25) problems.push(`/${definition.name} has more than 25 options`);
 		} else if (definition.name.length < 1 || definition.name.length > 32) {
 			problems.push(`context menu "${definition.name}" must be named with 1 to 32 characters`);
@@ -111,7 +116,7 @@ export function registrationPlan(definitions: readonly CommandDefinition[]): Reg
 	const sorted = [...definitions].sort((a, b) => a.name.localeCompare(b.name) || commandKind(a) - commandKind(b));
 	return {
 		global: sorted.filter((definition) => !isOwnerScoped(definition)).map(toApplicationCommand),
-		owner: sorted.filter(isOwnerScoped).map(toApplicationCommand)
+		owner: sorted.filter(isOwnerScoped).map(toApplicationCommand),
 	};
 }
 
@@ -120,7 +125,7 @@ export function canonicalJson(value: unknown): string {
 	return JSON.stringify(value, (_key, inner: unknown) =>
 		inner && typeof inner === 'object' && !Array.isArray(inner)
 			? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-			: inner
+			: inner,
 	);
 }
 

@@ -64,8 +64,20 @@ function comparable(command: Registered): string {
 		}
 		return value;
 	};
-	const { name, description, options, default_member_permissions, contexts, integration_types, nsfw } = command as Registered & Record<string, unknown>;
-	return canonicalJson(strip({ type: command.type ?? 1, name, description: description || undefined, options, default_member_permissions, contexts, integration_types, nsfw }));
+	const { name, description, options, default_member_permissions, contexts, integration_types, nsfw } = command as Registered &
+		Record<string, unknown>;
+	return canonicalJson(
+		strip({
+			type: command.type ?? 1,
+			name,
+			description: description || undefined,
+			options,
+			default_member_permissions,
+			contexts,
+			integration_types,
+			nsfw,
+		}),
+	);
 }
 
 const key = (command: Registered) => `${command.type ?? 1}:${command.name}`;

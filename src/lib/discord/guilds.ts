@@ -15,7 +15,7 @@ export async function markJoined(em: EntityManager, guildIds: readonly string[],
 		await em.getConnection().execute(
 			`insert into guilds (id, settings, joined_at, left_at, updated_at) values ${batch.map(() => `(?, '{}', ?, null, ?)`).join(', ')}
 			 on conflict (id) do update set left_at = null, updated_at = excluded.updated_at where guilds.left_at is not null`,
-			batch.flatMap((id) => [id, now, now])
+			batch.flatMap((id) => [id, now, now]),
 		);
 	}
 }
@@ -29,7 +29,9 @@ export async function syncGuilds(em: EntityManager, present: readonly string[], 
 	await markJoined(em, present, now);
 	// Snowflakes are digits only, so a PostgreSQL array literal is safe and keeps this one parameter at any size.
 	const ids = `{${present.filter((id) => /^\d+$/.test(id)).join(',')}}`;
-	await em.getConnection().execute('update guilds set left_at = ?, updated_at = ? where left_at is null and not (id = any(?::varchar[]))', [now, now, ids]);
+	await em
+		.getConnection()
+		.execute('update guilds set left_at = ?, updated_at = ? where left_at is null and not (id = any(?::varchar[]))', [now, now, ids]);
 }
 
 /** Haven's own member in a guild: the cached one, else fetched (member caches are bounded, see client-options.ts). */

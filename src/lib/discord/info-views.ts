@@ -1,4 +1,12 @@
-import { ApplicationCommandType, ButtonStyle, ComponentType, OAuth2Scopes, PermissionFlagsBits, type APIButtonComponent, type APIEmbed } from 'discord.js';
+import {
+	ApplicationCommandType,
+	ButtonStyle,
+	ComponentType,
+	OAuth2Scopes,
+	PermissionFlagsBits,
+	type APIButtonComponent,
+	type APIEmbed,
+} from 'discord.js';
 import type { StatsBody } from '../api/schemas.ts';
 import { commandKind, cooldownSeconds, type CommandDefinition } from './definitions.ts';
 import type { ReleaseCheck } from '../operations/release-check.ts';
@@ -20,7 +28,9 @@ export interface Urls {
 function linkRow(links: readonly { label: string; url: string }[]): NonNullable<View['components']>[number] {
 	return {
 		type: ComponentType.ActionRow,
-		components: links.slice(0, 5).map((link): APIButtonComponent => ({ type: ComponentType.Button, style: ButtonStyle.Link, label: link.label, url: link.url }))
+		components: links
+			.slice(0, 5)
+			.map((link): APIButtonComponent => ({ type: ComponentType.Button, style: ButtonStyle.Link, label: link.label, url: link.url })),
 	};
 }
 
@@ -71,24 +81,24 @@ export function renderAbout({ version, uptimeSeconds, guilds, shards, urls }: Ab
 				color: COLOR,
 				description: [
 					'Haven is a self-hosted wellbeing companion for Discord: check-ins, coping tools and a kind ear, with care for privacy.',
-					'Haven is not a substitute for professional help. If you might be in danger, please contact your local emergency number or a crisis line.'
+					'Haven is not a substitute for professional help. If you might be in danger, please contact your local emergency number or a crisis line.',
 				].join('\n\n'),
 				fields: [
 					{ name: 'Version', value: version, inline: true },
 					{ name: 'Uptime', value: formatDuration(uptimeSeconds), inline: true },
 					{ name: 'Servers', value: String(guilds), inline: true },
-					{ name: 'Shards', value: String(shards), inline: true }
-				]
-			}
+					{ name: 'Shards', value: String(shards), inline: true },
+				],
+			},
 		],
 		components: [
 			linkRow([
 				{ label: 'Website', url: urls.website },
 				{ label: 'Docs', url: urls.docs },
 				{ label: 'Support', url: urls.support },
-				{ label: 'Source', url: urls.source }
-			])
-		]
+				{ label: 'Source', url: urls.source },
+			]),
+		],
 	};
 }
 
@@ -104,11 +114,11 @@ export function renderStats(stats: StatsBody): View {
 					{ name: 'Servers', value: number(stats.guilds), inline: true },
 					{ name: 'Conversations', value: number(stats.conversations), inline: true },
 					{ name: 'Mood check-ins', value: number(stats.moodCheckIns), inline: true },
-					{ name: 'Times crisis resources were shared', value: number(stats.crisisEvents), inline: true }
+					{ name: 'Times crisis resources were shared', value: number(stats.crisisEvents), inline: true },
 				],
-				footer: { text: 'Totals since Haven started counting; the same numbers as GET /v1/stats.' }
-			}
-		]
+				footer: { text: 'Totals since Haven started counting; the same numbers as GET /v1/stats.' },
+			},
+		],
 	};
 }
 
@@ -119,11 +129,13 @@ export function renderVersion(check: ReleaseCheck): View {
 		current: 'Up to date: this is the latest release.',
 		outdated: `A newer release is available: ${release}.`,
 		ahead: `This build is newer than the latest release (${release}).`,
-		unknown: latest ? `Cannot compare this build with the latest release (${release}).` : `Cannot check the latest release right now: ${check.problem ?? 'no answer'}.`
+		unknown: latest
+			? `Cannot compare this build with the latest release (${release}).`
+			: `Cannot check the latest release right now: ${check.problem ?? 'no answer'}.`,
 	}[check.state];
 	const fields = [
 		{ name: 'Running', value: check.running, inline: true },
-		{ name: 'Latest release', value: release, inline: true }
+		{ name: 'Latest release', value: release, inline: true },
 	];
 	if (latest?.publishedAt) fields.push({ name: 'Released', value: discordTime(latest.publishedAt, 'd'), inline: true });
 	return { embeds: [{ title: 'Haven version', color: COLOR, description: verdict, fields }] };
@@ -140,7 +152,10 @@ function helpLine(definition: CommandDefinition): string {
 	const name = commandKind(definition) === ApplicationCommandType.ChatInput ? `/${definition.name}` : `${definition.name} (right-click menu)`;
 	const extra = definition.help ? ` ${definition.help}` : '';
 	const admin = definition.access === 'guildAdmin' ? ' Needs Manage Server.' : '';
-	return `**${name}**: ${definition.description}.${extra}${admin} ${cooldown ? `_Cooldown ${cooldown} s._` : '_No cooldown._'}`.replace(/\.\./g, '.');
+	return `**${name}**: ${definition.description}.${extra}${admin} ${cooldown ? `_Cooldown ${cooldown} s._` : '_No cooldown._'}`.replace(
+		/\.\./g,
+		'.',
+	);
 }
 
 export function renderHelp({ definitions, isOwner }: HelpInput): View {
@@ -159,23 +174,31 @@ export function renderHelp({ definitions, isOwner }: HelpInput): View {
 	}
 	const chunks = chunkLines(lines, LIMITS.embedDescription).slice(0, LIMITS.embeds);
 	return {
-		embeds: chunks.map(
-			(description, index): APIEmbed => ({
-				...(index === 0 ? { title: 'Haven commands' } : {}),
-				color: COLOR,
-				description,
-				...(index === chunks.length - 1 ? { footer: { text: 'Cooldowns are per person and per command. Replies are only visible to you.' } } : {})
-			})
-		)
+		embeds: chunks.map((description, index): APIEmbed => ({
+			...(index === 0 ? { title: 'Haven commands' } : {}),
+			color: COLOR,
+			description,
+			...(index === chunks.length - 1
+				? { footer: { text: 'Cooldowns are per person and per command. Replies are only visible to you.' } }
+				: {}),
+		})),
 	};
 }
 
 export const INVITE_PERMISSIONS =
-	PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.SendMessagesInThreads | PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.ReadMessageHistory;
+	PermissionFlagsBits.ViewChannel |
+	PermissionFlagsBits.SendMessages |
+	PermissionFlagsBits.SendMessagesInThreads |
+	PermissionFlagsBits.EmbedLinks |
+	PermissionFlagsBits.ReadMessageHistory;
 
 /** The OAuth2 link that adds the bot (CLIENT_ID) with the permissions it uses. */
 export function authorizeUrl(clientId: string): string {
-	const query = new URLSearchParams({ client_id: clientId, scope: [OAuth2Scopes.Bot, OAuth2Scopes.ApplicationsCommands].join(' '), permissions: String(INVITE_PERMISSIONS) });
+	const query = new URLSearchParams({
+		client_id: clientId,
+		scope: [OAuth2Scopes.Bot, OAuth2Scopes.ApplicationsCommands].join(' '),
+		permissions: String(INVITE_PERMISSIONS),
+	});
 	return `https://discord.com/oauth2/authorize?${query}`;
 }
 
@@ -184,11 +207,17 @@ export type LinkKind = 'invite' | 'support' | 'docs' | 'source';
 export function renderLink(kind: LinkKind, urls: Urls, clientId: string | undefined): View {
 	switch (kind) {
 		case 'invite': {
-			const links = [...(clientId ? [{ label: 'Add Haven to a server', url: authorizeUrl(clientId) }] : []), { label: 'Invite page', url: urls.invite }];
+			const links = [
+				...(clientId ? [{ label: 'Add Haven to a server', url: authorizeUrl(clientId) }] : []),
+				{ label: 'Invite page', url: urls.invite },
+			];
 			return { content: `Add Haven to your server: ${clientId ? authorizeUrl(clientId) : urls.invite}`, components: [linkRow(links)] };
 		}
 		case 'support':
-			return { content: `Questions, problems or ideas? Haven's support: ${urls.support}`, components: [linkRow([{ label: 'Support', url: urls.support }])] };
+			return {
+				content: `Questions, problems or ideas? Haven's support: ${urls.support}`,
+				components: [linkRow([{ label: 'Support', url: urls.support }])],
+			};
 		case 'docs':
 			return { content: `Haven's documentation: ${urls.docs}`, components: [linkRow([{ label: 'Docs', url: urls.docs }])] };
 		case 'source':
@@ -211,16 +240,16 @@ export function renderPrivacy(urls: Urls): View {
 					'Feedback is never public unless you agreed to be quoted and an owner approved it; it is shown without your name.',
 					'Messages are only sent to the AI provider to write a reply, never for training by Haven.',
 					'',
-					`Haven is self-hosted: the people who run this bot look after its data. Questions or requests: ${urls.support}`
-				].join('\n')
-			}
+					`Haven is self-hosted: the people who run this bot look after its data. Questions or requests: ${urls.support}`,
+				].join('\n'),
+			},
 		],
 		components: [
 			linkRow([
 				{ label: 'Docs', url: urls.docs },
-				{ label: 'Support', url: urls.support }
-			])
-		]
+				{ label: 'Support', url: urls.support },
+			]),
+		],
 	};
 }
 
@@ -233,7 +262,8 @@ export function changelogPrefix(page: number): string {
 	return `changelog:${page}`;
 }
 
-export type ChangelogSource = { ok: true; pages: string[]; path: string } | { ok: false; reason: 'unset' | 'missing' | 'empty' | 'unreadable'; path?: string };
+export type ChangelogSource =
+	{ ok: true; pages: string[]; path: string } | { ok: false; reason: 'unset' | 'missing' | 'empty' | 'unreadable'; path?: string };
 
 export function renderChangelog(source: ChangelogSource, requestedPage: number): View {
 	if (!source.ok) {
@@ -241,23 +271,40 @@ export function renderChangelog(source: ChangelogSource, requestedPage: number):
 			unset: 'No patch notes are configured: set PATCHNOTES_PATH to the patch-notes file.',
 			missing: `The patch-notes file was not found at \`${source.path}\` (PATCHNOTES_PATH).`,
 			empty: `The patch-notes file \`${source.path}\` is empty.`,
-			unreadable: `The patch-notes file \`${source.path}\` could not be read.`
+			unreadable: `The patch-notes file \`${source.path}\` could not be read.`,
 		}[source.reason];
 		return { content: why, embeds: [], components: [] };
 	}
 	const total = source.pages.length;
 	const page = Math.min(Math.max(0, requestedPage), total - 1);
-	const embed: APIEmbed = { title: 'Patch notes', color: COLOR, description: source.pages[page]!, footer: { text: `Page ${page + 1} of ${total}` } };
+	const embed: APIEmbed = {
+		title: 'Patch notes',
+		color: COLOR,
+		description: source.pages[page]!,
+		footer: { text: `Page ${page + 1} of ${total}` },
+	};
 	const components: View['components'] =
 		total > 1
 			? [
 					{
 						type: ComponentType.ActionRow,
 						components: [
-							{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Previous', custom_id: changelogPrefix(page - 1), disabled: page === 0 },
-							{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Next', custom_id: changelogPrefix(page + 1), disabled: page >= total - 1 }
-						]
-					}
+							{
+								type: ComponentType.Button,
+								style: ButtonStyle.Secondary,
+								label: 'Previous',
+								custom_id: changelogPrefix(page - 1),
+								disabled: page === 0,
+							},
+							{
+								type: ComponentType.Button,
+								style: ButtonStyle.Secondary,
+								label: 'Next',
+								custom_id: changelogPrefix(page + 1),
+								disabled: page >= total - 1,
+							},
+						],
+					},
 				]
 			: [];
 	return { content: '', embeds: [embed], components };

@@ -44,7 +44,8 @@ export function interactionLabel(interaction: BaseInteraction): string {
 		const sub = interaction.options.getSubcommand(false);
 		return `/${interaction.commandName}${sub ? ` ${sub}` : ''}`;
 	}
-	if (interaction.isCommand() || interaction.isAutocomplete()) return `${interaction.commandName} (${interaction.isAutocomplete() ? 'autocomplete' : 'context menu'})`;
+	if (interaction.isCommand() || interaction.isAutocomplete())
+		return `${interaction.commandName} (${interaction.isAutocomplete() ? 'autocomplete' : 'context menu'})`;
 	if (interaction.isMessageComponent() || interaction.isModalSubmit()) return `component ${interaction.customId.split(':')[0]}`;
 	return `interaction type ${(interaction as BaseInteraction).type}`;
 }
@@ -90,7 +91,13 @@ export async function funnelError(interaction: BaseInteraction, error: unknown, 
 		// The database being down or restarting is not a bug: say so kindly (issue 7); still logged with its id.
 		content = isDatabaseUnavailable(error) ? DATABASE_UNAVAILABLE_REPLY : failureMessage(id);
 		log.error(`${where} failed [error ${id}]: ${describeError(error)}`);
-		reportFault({ guildId: interaction.guildId, where, errorId: id, errorName: error instanceof Error ? error.name : typeof error, at: new Date() });
+		reportFault({
+			guildId: interaction.guildId,
+			where,
+			errorId: id,
+			errorName: error instanceof Error ? error.name : typeof error,
+			at: new Date(),
+		});
 	}
 	try {
 		if (interaction.isAutocomplete()) {

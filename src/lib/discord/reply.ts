@@ -1,4 +1,11 @@
-import { MessageFlags, type APIActionRowComponent, type APIComponentInMessageActionRow, type APIEmbed, type MessageComponentInteraction, type RepliableInteraction } from 'discord.js';
+import {
+	MessageFlags,
+	type APIActionRowComponent,
+	type APIComponentInMessageActionRow,
+	type APIEmbed,
+	type MessageComponentInteraction,
+	type RepliableInteraction,
+} from 'discord.js';
 
 /**
  * Answering interactions. Every answer is ephemeral (`flags`, never `ephemeral: true`) and pings nobody
@@ -48,7 +55,11 @@ export async function respondSoon(interaction: RepliableInteraction, produce: ()
 }
 
 /** `respondSoon` for buttons: updates the message the button is on (deferring the update when the work is slow). */
-export async function updateSoon(interaction: MessageComponentInteraction, produce: () => Promise<View>, deferAfterMs = DEFER_AFTER_MS): Promise<void> {
+export async function updateSoon(
+	interaction: MessageComponentInteraction,
+	produce: () => Promise<View>,
+	deferAfterMs = DEFER_AFTER_MS,
+): Promise<void> {
 	const work = produce();
 	let timer: NodeJS.Timeout | undefined;
 	const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), deferAfterMs)));

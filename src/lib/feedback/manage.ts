@@ -9,7 +9,7 @@ import {
 	setFeatured,
 	unapproveFeedback,
 	viewFeedback,
-	type FeedbackFilter
+	type FeedbackFilter,
 } from './store.ts';
 import {
 	actionNotice,
@@ -18,7 +18,7 @@ import {
 	renderFeedbackItem,
 	renderFeedbackList,
 	renderFeedbackNotice,
-	type FeedbackAction
+	type FeedbackAction,
 } from './views.ts';
 import type { View } from '../discord/reply.ts';
 
@@ -65,7 +65,8 @@ export async function feedbackActionView(em: EntityManager, action: FeedbackActi
 			}
 		}
 	} catch (error) {
-		if (error instanceof FeedbackError) return renderFeedbackNotice(error.kind === 'not_found' ? `There is no feedback #${id} (it may have been deleted).` : `${error.message}.`);
+		if (error instanceof FeedbackError)
+			return renderFeedbackNotice(error.kind === 'not_found' ? `There is no feedback #${id} (it may have been deleted).` : `${error.message}.`);
 		throw error;
 	}
 }
@@ -75,10 +76,13 @@ export async function approveView(em: EntityManager, id: number, options: { publ
 	try {
 		const isPublic = options.public || options.featured;
 		const item = viewFeedback(await approveFeedback(em, id, { public: isPublic, featured: options.featured, reviewerId }));
-		const notice = options.featured ? `Approved #${id} as a featured public testimonial.` : actionNotice(isPublic ? 'approve-public' : 'approve-private', item);
+		const notice = options.featured
+			? `Approved #${id} as a featured public testimonial.`
+			: actionNotice(isPublic ? 'approve-public' : 'approve-private', item);
 		return renderFeedbackItem(item, notice);
 	} catch (error) {
-		if (error instanceof FeedbackError) return renderFeedbackNotice(error.kind === 'not_found' ? `There is no feedback #${id} (it may have been deleted).` : `${error.message}.`);
+		if (error instanceof FeedbackError)
+			return renderFeedbackNotice(error.kind === 'not_found' ? `There is no feedback #${id} (it may have been deleted).` : `${error.message}.`);
 		throw error;
 	}
 }

@@ -47,7 +47,7 @@ export function viewFeedback(row: IFeedback): FeedbackView {
 		featured: row.featured,
 		reviewerId: row.reviewerId ?? null,
 		reviewedAt: row.reviewedAt?.toISOString() ?? null,
-		createdAt: row.createdAt.toISOString()
+		createdAt: row.createdAt.toISOString(),
 	};
 }
 
@@ -67,7 +67,7 @@ export async function submitFeedback(em: EntityManager, submission: Submission):
 		message: submission.message,
 		source: submission.source,
 		status: 'queued',
-		consentPublic: submission.consentPublic ?? false
+		consentPublic: submission.consentPublic ?? false,
 	});
 	await em.flush();
 	return row;
@@ -77,7 +77,7 @@ export async function submitFeedback(em: EntityManager, submission: Submission):
 export async function listFeedback(em: EntityManager, filter: FeedbackFilter = 'queued', limit = 50): Promise<IFeedback[]> {
 	return em.find(Feedback, filter === 'all' ? {} : { status: filter }, {
 		orderBy: { createdAt: filter === 'queued' ? 'asc' : 'desc', id: filter === 'queued' ? 'asc' : 'desc' },
-		limit
+		limit,
 	});
 }
 
@@ -95,7 +95,7 @@ export interface Review {
 export async function approveFeedback(
 	em: EntityManager,
 	id: number,
-	options: Review & { public?: boolean; featured?: boolean } = {}
+	options: Review & { public?: boolean; featured?: boolean } = {},
 ): Promise<IFeedback> {
 	if (options.featured && !options.public) throw new FeedbackError('invalid', 'Only public feedback can be featured: approve it as public too');
 	const row = await load(em, id);
@@ -104,7 +104,7 @@ export async function approveFeedback(
 		public: options.public ?? false,
 		featured: options.featured ?? false,
 		reviewerId: options.reviewerId ?? null,
-		reviewedAt: options.now ?? new Date()
+		reviewedAt: options.now ?? new Date(),
 	});
 	await em.flush();
 	return row;
@@ -112,7 +112,13 @@ export async function approveFeedback(
 
 export async function rejectFeedback(em: EntityManager, id: number, options: Review = {}): Promise<IFeedback> {
 	const row = await load(em, id);
-	em.assign(row, { status: 'rejected', public: false, featured: false, reviewerId: options.reviewerId ?? null, reviewedAt: options.now ?? new Date() });
+	em.assign(row, {
+		status: 'rejected',
+		public: false,
+		featured: false,
+		reviewerId: options.reviewerId ?? null,
+		reviewedAt: options.now ?? new Date(),
+	});
 	await em.flush();
 	return row;
 }
@@ -137,7 +143,7 @@ export async function listTestimonials(em: EntityManager, limit: number): Promis
 	const rows = await em.find(
 		Feedback,
 		{ status: 'approved', public: true },
-		{ orderBy: { featured: 'desc', createdAt: 'desc', id: 'desc' }, limit }
+		{ orderBy: { featured: 'desc', createdAt: 'desc', id: 'desc' }, limit },
 	);
 	return rows.map((row) => ({ message: row.message ?? '', createdAt: row.createdAt.toISOString(), featured: row.featured }));
 }
@@ -163,7 +169,7 @@ export async function pageFeedback(em: EntityManager, filter: FeedbackFilter, pa
 	const items = await em.find(Feedback, where, {
 		orderBy: { createdAt: asc ? 'asc' : 'desc', id: asc ? 'asc' : 'desc' },
 		limit: pageSize,
-		offset: current * pageSize
+		offset: current * pageSize,
 	});
 	return { items, total, page: current, pages };
 }
@@ -172,7 +178,13 @@ export async function pageFeedback(em: EntityManager, filter: FeedbackFilter, pa
 export async function unapproveFeedback(em: EntityManager, id: number, options: Review = {}): Promise<IFeedback> {
 	const row = await load(em, id);
 	if (row.status !== 'approved') throw new FeedbackError('invalid', `Feedback ${id} is not approved`);
-	em.assign(row, { status: 'queued', public: false, featured: false, reviewerId: options.reviewerId ?? null, reviewedAt: options.now ?? new Date() });
+	em.assign(row, {
+		status: 'queued',
+		public: false,
+		featured: false,
+		reviewerId: options.reviewerId ?? null,
+		reviewedAt: options.now ?? new Date(),
+	});
 	await em.flush();
 	return row;
 }

@@ -12,7 +12,17 @@ import { discordTime, excerpt, plural } from '../discord/text.ts';
 export const FEEDBACK_PAGE_SIZE = 5;
 export const FEEDBACK_PREFIX = 'fbm';
 
-export const FEEDBACK_ACTIONS = ['view', 'approve-public', 'approve-private', 'feature', 'unfeature', 'unapprove', 'reject', 'delete', 'delete-confirm'] as const;
+export const FEEDBACK_ACTIONS = [
+	'view',
+	'approve-public',
+	'approve-private',
+	'feature',
+	'unfeature',
+	'unapprove',
+	'reject',
+	'delete',
+	'delete-confirm',
+] as const;
 export type FeedbackAction = (typeof FEEDBACK_ACTIONS)[number];
 
 export type FeedbackButton = { kind: 'list'; filter: FeedbackFilter; page: number } | { kind: 'action'; action: FeedbackAction; id: number };
@@ -46,7 +56,7 @@ const button = (custom_id: string, label: string, style: ButtonStyle, disabled =
 	style: style as APIButtonComponentWithCustomId['style'],
 	custom_id,
 	label,
-	disabled
+	disabled,
 });
 
 const row = (...components: APIButtonComponentWithCustomId[]) => ({ type: ComponentType.ActionRow as const, components });
@@ -60,8 +70,8 @@ export function renderFeedbackReceived(consentPublic: boolean): View {
 			"Thank you. Your feedback is in the owners' review queue.",
 			consentPublic
 				? 'You said it may be quoted publicly: if an owner approves it, it may appear as a testimonial, without your name.'
-				: 'It stays private: it will not be shown publicly.'
-		].join(' ')
+				: 'It stays private: it will not be shown publicly.',
+		].join(' '),
 	};
 }
 
@@ -88,22 +98,28 @@ export interface FeedbackListInput {
 export function renderFeedbackList({ items, filter, page, pages, total, notice }: FeedbackListInput): View {
 	const what = filter === 'all' ? 'feedback' : `${filter} feedback`;
 	const description = items.length
-		? items.map((item) => `**#${item.id}** · ${discordTime(item.createdAt, 'd')} · ${marks(item)} · via ${item.source}\n> ${escapeMarkdown(excerpt(item.message, 160)) || '(empty)'}`).join('\n\n')
+		? items
+				.map(
+					(item) =>
+						`**#${item.id}** · ${discordTime(item.createdAt, 'd')} · ${marks(item)} · via ${item.source}\n> ${escapeMarkdown(excerpt(item.message, 160)) || '(empty)'}`,
+				)
+				.join('\n\n')
 		: `No ${what}.`;
 	const embed: APIEmbed = {
 		title: `Feedback: ${filter}`,
 		color: COLOR,
 		description,
-		footer: { text: `Page ${page + 1} of ${pages} · ${plural(total, 'item')}` }
+		footer: { text: `Page ${page + 1} of ${pages} · ${plural(total, 'item')}` },
 	};
 	const components: View['components'] = [
 		row(
 			button(listId(filter, page - 1), 'Previous', ButtonStyle.Secondary, page <= 0),
 			button(listId(filter, page), 'Refresh', ButtonStyle.Secondary),
-			button(listId(filter, page + 1), 'Next', ButtonStyle.Secondary, page >= pages - 1)
-		)
+			button(listId(filter, page + 1), 'Next', ButtonStyle.Secondary, page >= pages - 1),
+		),
 	];
-	if (items.length) components.push(row(...items.slice(0, 5).map((item) => button(actionId('view', item.id), `Open #${item.id}`, ButtonStyle.Primary))));
+	if (items.length)
+		components.push(row(...items.slice(0, 5).map((item) => button(actionId('view', item.id), `Open #${item.id}`, ButtonStyle.Primary))));
 	return { content: notice ?? '', embeds: [embed], components };
 }
 
@@ -114,9 +130,14 @@ export function renderFeedbackItem(item: FeedbackView, notice?: string): View {
 		{ name: 'Featured', value: item.featured ? 'yes' : 'no', inline: true },
 		{ name: 'Author agreed to be quoted', value: item.consentPublic ? 'yes' : 'no', inline: true },
 		{ name: 'From', value: `<@${item.userId}> (${item.userId}) via ${item.source}`, inline: true },
-		{ name: 'Received', value: discordTime(item.createdAt), inline: true }
+		{ name: 'Received', value: discordTime(item.createdAt), inline: true },
 	];
-	if (item.reviewedAt) fields.push({ name: 'Reviewed', value: `${discordTime(item.reviewedAt)}${item.reviewerId ? ` by <@${item.reviewerId}>` : ''}`, inline: true });
+	if (item.reviewedAt)
+		fields.push({
+			name: 'Reviewed',
+			value: `${discordTime(item.reviewedAt)}${item.reviewerId ? ` by <@${item.reviewerId}>` : ''}`,
+			inline: true,
+		});
 	const approved = item.status === 'approved';
 	const warning = !item.consentPublic && !item.public ? '\n\n_The author did not agree to be quoted publicly._' : '';
 	return {
@@ -129,14 +150,14 @@ export function renderFeedbackItem(item: FeedbackView, notice?: string): View {
 				item.featured
 					? button(actionId('unfeature', item.id), 'Unfeature', ButtonStyle.Secondary)
 					: button(actionId('feature', item.id), 'Feature', ButtonStyle.Secondary, !(approved && item.public)),
-				button(actionId('unapprove', item.id), 'Unapprove', ButtonStyle.Secondary, !approved)
+				button(actionId('unapprove', item.id), 'Unapprove', ButtonStyle.Secondary, !approved),
 			),
 			row(
 				button(actionId('reject', item.id), 'Reject', ButtonStyle.Danger, item.status === 'rejected'),
 				button(actionId('delete', item.id), 'Delete', ButtonStyle.Danger),
-				button(listId(item.status, 0), `Back to ${item.status}`, ButtonStyle.Secondary)
-			)
-		]
+				button(listId(item.status, 0), `Back to ${item.status}`, ButtonStyle.Secondary),
+			),
+		],
 	};
 }
 
@@ -144,7 +165,12 @@ export function renderDeleteConfirm(item: FeedbackView): View {
 	return {
 		content: `Delete feedback #${item.id} for good? This cannot be undone.`,
 		embeds: [{ title: `Feedback #${item.id}`, color: COLOR, description: escapeMarkdown(excerpt(item.message, 500)) || '(empty)' }],
-		components: [row(button(actionId('delete-confirm', item.id), 'Delete for good', ButtonStyle.Danger), button(actionId('view', item.id), 'Cancel', ButtonStyle.Secondary))]
+		components: [
+			row(
+				button(actionId('delete-confirm', item.id), 'Delete for good', ButtonStyle.Danger),
+				button(actionId('view', item.id), 'Cancel', ButtonStyle.Secondary),
+			),
+		],
 	};
 }
 

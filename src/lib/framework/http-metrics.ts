@@ -45,14 +45,16 @@ export class HttpMetrics {
 					help: helpText,
 					type,
 					aggregator: 'sum',
-					values: values().map(({ labels, sharedLabels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } }))
+					values: values().map(({ labels, sharedLabels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } })),
 				}),
-				reset: () => this.#series.clear()
+				reset: () => this.#series.clear(),
 			};
 			registry.registerMetric(metric as unknown as Metric);
 		};
 		register(`${prefix}_requests_total`, 'counter', help.requests, () => this.#counterSamples());
-		register(`${prefix}_request_duration_seconds`, 'histogram', help.duration, () => this.#histogramSamples(`${prefix}_request_duration_seconds`));
+		register(`${prefix}_request_duration_seconds`, 'histogram', help.duration, () =>
+			this.#histogramSamples(`${prefix}_request_duration_seconds`),
+		);
 	}
 
 	/** Counts a request; `seconds` also times it (leave it out for requests that were never served, e.g. unparsable). */
@@ -92,7 +94,7 @@ export class HttpMetrics {
 			samples.push(
 				{ metricName: `${name}_bucket`, labels: { le: '+Inf' }, sharedLabels, value: timed },
 				{ metricName: `${name}_sum`, labels: {}, sharedLabels, value: sum },
-				{ metricName: `${name}_count`, labels: {}, sharedLabels, value: timed }
+				{ metricName: `${name}_count`, labels: {}, sharedLabels, value: timed },
 			);
 		}
 		return samples;

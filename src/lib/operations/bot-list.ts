@@ -42,7 +42,16 @@ export function integrationUrl(baseUrl: string, clientId: string): string {
 	return `${baseUrl.replace(/\/+$/, '')}/bots/${encodeURIComponent(clientId)}/stats`;
 }
 
-export function createIntegration({ baseUrl, token, clientId, counts, log, intervalMs = INTEGRATION_INTERVAL_MS, timeoutMs = 10_000, ...rest }: IntegrationOptions): Integration {
+export function createIntegration({
+	baseUrl,
+	token,
+	clientId,
+	counts,
+	log,
+	intervalMs = INTEGRATION_INTERVAL_MS,
+	timeoutMs = 10_000,
+	...rest
+}: IntegrationOptions): Integration {
 	const doFetch = rest.fetch ?? fetch;
 	const url = integrationUrl(baseUrl, clientId);
 	const where = new URL(url).origin;
@@ -58,7 +67,7 @@ export function createIntegration({ baseUrl, token, clientId, counts, log, inter
 				method: 'POST',
 				headers: { authorization: token, 'content-type': 'application/json' },
 				body,
-				signal: AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)])
+				signal: AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)]),
 			});
 			await response.body?.cancel();
 			if (!response.ok) {
@@ -89,6 +98,6 @@ export function createIntegration({ baseUrl, token, clientId, counts, log, inter
 			timer = undefined;
 			abort.abort();
 			await inFlight;
-		}
+		},
 	};
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PermissionFlagsBits, PermissionsBitField, type APIEmbed, type APIEmbedField } from 'discord.js';
+import { PermissionFlagsBits, type PermissionsBitField, type APIEmbed, type APIEmbedField } from 'discord.js';
 import { observeFaults, type FunnelledFault } from '../discord/interaction-errors.ts';
 import type { View } from '../discord/reply.ts';
 import { COLOR } from '../discord/info-views.ts';
@@ -12,7 +12,6 @@ import { guildColumns, metaOf } from '../privacy/user-data.ts';
  * faults and versions. Never message content, never who did what: counts, ids of channels and roles, error ids.
  * Data gathering is in small functions; views are pure functions of plain inputs.
  */
-
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Recent faults per server, fed by the error funnel (src/lib/discord/interaction-errors.ts, `observeFaults`)
@@ -77,7 +76,7 @@ export const GUILD_PERMISSIONS: PermissionNeed = [
 	[PermissionFlagsBits.SendMessages, 'Send Messages'],
 	[PermissionFlagsBits.SendMessagesInThreads, 'Send Messages in Threads'],
 	[PermissionFlagsBits.EmbedLinks, 'Embed Links'],
-	[PermissionFlagsBits.ReadMessageHistory, 'Read Message History']
+	[PermissionFlagsBits.ReadMessageHistory, 'Read Message History'],
 ];
 
 /** Per configured channel: alerts carry an embed and buttons, check-in prompts are plain messages. */
@@ -85,17 +84,17 @@ export const CHANNEL_PERMISSIONS: Record<'alerts' | 'checkins' | 'here', Permiss
 	alerts: [
 		[PermissionFlagsBits.ViewChannel, 'View Channel'],
 		[PermissionFlagsBits.SendMessages, 'Send Messages'],
-		[PermissionFlagsBits.EmbedLinks, 'Embed Links']
+		[PermissionFlagsBits.EmbedLinks, 'Embed Links'],
 	],
 	checkins: [
 		[PermissionFlagsBits.ViewChannel, 'View Channel'],
-		[PermissionFlagsBits.SendMessages, 'Send Messages']
+		[PermissionFlagsBits.SendMessages, 'Send Messages'],
 	],
 	here: [
 		[PermissionFlagsBits.ViewChannel, 'View Channel'],
 		[PermissionFlagsBits.SendMessages, 'Send Messages'],
-		[PermissionFlagsBits.EmbedLinks, 'Embed Links']
-	]
+		[PermissionFlagsBits.EmbedLinks, 'Embed Links'],
+	],
 };
 
 /** The names of the permissions in `need` that `have` lacks (Administrator has them all). */
@@ -111,7 +110,7 @@ const LABELS: Record<string, string> = {
 	mood_check_ins: 'Check-ins',
 	crisis_events: 'Crisis events',
 	conversations: 'Conversations (answered messages)',
-	game_rounds: 'Game rounds'
+	game_rounds: 'Game rounds',
 };
 
 export interface GuildCount {
@@ -135,14 +134,14 @@ export async function guildDataCounts(em: EntityManager, guildId: string, now = 
 		const hasCreatedAt = Boolean(meta?.properties['createdAt' as keyof typeof meta.properties]);
 		const rows = await em.execute<{ total: string | number; recent: string | number | null }[]>(
 			`select count(*) as total, ${hasCreatedAt ? 'count(*) filter (where created_at >= ?)' : 'null'} as recent from ${quote(column.table)} where ${quote(column.column)} = ?`,
-			hasCreatedAt ? [since, guildId] : [guildId]
+			hasCreatedAt ? [since, guildId] : [guildId],
 		);
 		const row = rows[0];
 		counts.push({
 			table: column.table,
 			label: LABELS[column.table] ?? column.table.replace(/_/g, ' '),
 			total: Number(row?.total ?? 0),
-			recent: row?.recent === null || row?.recent === undefined ? null : Number(row.recent)
+			recent: row?.recent === null || row?.recent === undefined ? null : Number(row.recent),
 		});
 	}
 	return counts.sort((a, b) => Object.keys(LABELS).indexOf(a.table) - Object.keys(LABELS).indexOf(b.table) || a.table.localeCompare(b.table));
@@ -155,7 +154,10 @@ export interface GuildRecord {
 }
 
 export async function guildRecord(em: EntityManager, guildId: string): Promise<GuildRecord> {
-	const rows = await em.execute<{ joined_at: Date | string; left_at: Date | string | null; settings: unknown }[]>('select joined_at, left_at, settings from guilds where id = ?', [guildId]);
+	const rows = await em.execute<{ joined_at: Date | string; left_at: Date | string | null; settings: unknown }[]>(
+		'select joined_at, left_at, settings from guilds where id = ?',
+		[guildId],
+	);
 	const row = rows[0];
 	if (!row) return { joinedAt: null, leftAt: null, hasSettings: false };
 	const settings = row.settings && typeof row.settings === 'object' ? Object.keys(row.settings as object).length > 0 : false;
@@ -175,24 +177,32 @@ export interface GuildContextInput {
 }
 
 export function renderGuildContext(input: GuildContextInput): View {
-	const countLines = input.counts.map((count) => `${count.label}: **${count.total.toLocaleString('en-US')}**${count.recent === null ? '' : ` (${count.recent.toLocaleString('en-US')} in the last 30 days)`}`);
+	const countLines = input.counts.map(
+		(count) =>
+			`${count.label}: **${count.total.toLocaleString('en-US')}**${count.recent === null ? '' : ` (${count.recent.toLocaleString('en-US')} in the last 30 days)`}`,
+	);
 	const fields: APIEmbedField[] = [
-		{ name: 'Stored for this server', value: [input.record.hasSettings ? 'Its settings (below).' : 'Default settings (nothing changed yet).', ...countLines].join('\n') },
+		{
+			name: 'Stored for this server',
+			value: [input.record.hasSettings ? 'Its settings (below).' : 'Default settings (nothing changed yet).', ...countLines].join('\n'),
+		},
 		{
 			name: 'Permissions Haven is missing',
-			value: input.missing.length ? `${input.missing.join(', ')}. Haven may fail to answer or post without them.` : 'None: Haven has every server permission it uses.'
+			value: input.missing.length
+				? `${input.missing.join(', ')}. Haven may fail to answer or post without them.`
+				: 'None: Haven has every server permission it uses.',
 		},
 		{
 			name: 'If Haven leaves',
-			value: `This server's settings and server data (crisis events, conversation counts, games) are deleted ${plural(input.graceDays, 'day')} after Haven is removed; adding it back before then keeps them. Check-ins stay with their authors, without the server.`
-		}
+			value: `This server's settings and server data (crisis events, conversation counts, games) are deleted ${plural(input.graceDays, 'day')} after Haven is removed; adding it back before then keeps them. Check-ins stay with their authors, without the server.`,
+		},
 	];
 	const context: APIEmbed = {
 		title: 'What Haven knows about this server',
 		color: COLOR,
 		description: `${input.record.joinedAt ? `Haven has been here since ${discordTime(input.record.joinedAt.toISOString(), 'd')}. ` : ''}Counts only: messages, notes and who wrote them are never shown here.`,
 		fields,
-		footer: { text: 'Members can see and delete their own data with /privacy.' }
+		footer: { text: 'Members can see and delete their own data with /privacy.' },
 	};
 	const settings = (input.settingsView.embeds ?? []).map((embed) => ({ ...embed, title: 'Settings', footer: undefined }));
 	return { embeds: [context, ...settings] };
@@ -240,7 +250,7 @@ export function renderGuildDebug(input: GuildDebugInput): View {
 				`Shard **${input.shard.id}**: ${input.shard.state}`,
 				`Heartbeat latency: ${input.shard.latencyMs === null ? 'not measured yet' : `${input.shard.latencyMs} ms`}`,
 				`Servers on this shard: ${input.shard.guilds}`,
-				`Last ready: ${input.shard.lastReady ? discordTime(input.shard.lastReady.toISOString(), 'R') : 'not yet'}; resumes: ${input.shard.resumes}`
+				`Last ready: ${input.shard.lastReady ? discordTime(input.shard.lastReady.toISOString(), 'R') : 'not yet'}; resumes: ${input.shard.resumes}`,
 			].join('\n')
 		: 'Unknown (this server is not on a connected shard)';
 	const faults = input.faults.length
@@ -249,7 +259,9 @@ export function renderGuildDebug(input: GuildDebugInput): View {
 				.map((fault) => `${discordTime(fault.at.toISOString(), 'R')} ${fault.where}: ${fault.errorName}, error id \`${fault.errorId}\``)
 				.join('\n')
 		: 'None in the last 24 hours (since the last restart).';
-	const role = input.alertRole ? `Alert role: <@&${input.alertRole.roleId}> ${input.alertRole.found ? 'OK' : '**not found** (deleted?)'}` : 'Alert role: not set';
+	const role = input.alertRole
+		? `Alert role: <@&${input.alertRole.roleId}> ${input.alertRole.found ? 'OK' : '**not found** (deleted?)'}`
+		: 'Alert role: not set';
 	const embed: APIEmbed = {
 		title: 'Haven diagnostics for this server',
 		color: COLOR,
@@ -257,11 +269,16 @@ export function renderGuildDebug(input: GuildDebugInput): View {
 			{ name: 'Gateway', value: shard },
 			{ name: 'Channels', value: [...input.channels.map(channelLine), role].join('\n') },
 			{ name: 'Recent errors here', value: faults },
-			{ name: 'Versions', value: Object.entries(input.versions).map(([name, version]) => `${name} ${version}`).join(' · ') },
+			{
+				name: 'Versions',
+				value: Object.entries(input.versions)
+					.map(([name, version]) => `${name} ${version}`)
+					.join(' · '),
+			},
 			{ name: 'Uptime', value: formatDuration(input.uptimeSeconds), inline: true },
-			{ name: 'Server id', value: input.guildId, inline: true }
+			{ name: 'Server id', value: input.guildId, inline: true },
 		],
-		footer: { text: 'Give the error id to the bot owners when asking for help. No message content is kept for diagnostics.' }
+		footer: { text: 'Give the error id to the bot owners when asking for help. No message content is kept for diagnostics.' },
 	};
 	return { embeds: [embed] };
 }
@@ -275,6 +292,6 @@ export function bitsOf(permissions: Readonly<PermissionsBitField> | null | undef
 export function configuredChannels(settings: GuildSettings): { label: string; channelId: string | null; purpose: 'alerts' | 'checkins' }[] {
 	return [
 		{ label: 'Crisis alert channel', channelId: settings.alertChannelId, purpose: 'alerts' },
-		{ label: 'Check-in channel', channelId: settings.checkinChannelId, purpose: 'checkins' }
+		{ label: 'Check-in channel', channelId: settings.checkinChannelId, purpose: 'checkins' },
 	];
 }

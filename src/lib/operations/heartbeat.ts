@@ -40,7 +40,7 @@ export function heartbeatBody(apiKey: string, status: StatusBody, now = new Date
 		uptimeSeconds: status.uptimeSeconds,
 		guilds: status.guilds,
 		shardCount: status.shardCount,
-		timestamp: now.toISOString()
+		timestamp: now.toISOString(),
 	};
 }
 
@@ -86,7 +86,7 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
 				headers: { 'content-type': 'application/json', 'user-agent': 'haven-heartbeat' },
 				body,
 				signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]),
-				redirect: 'error'
+				redirect: 'error',
 			});
 			await response.body?.cancel().catch(() => undefined);
 			if (response.ok) return { ok: true, retry: false, reason: '' };
@@ -129,6 +129,6 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
 			stopping.abort();
 			clearTimeout(timer);
 			await running?.catch(() => undefined);
-		}
+		},
 	};
 }

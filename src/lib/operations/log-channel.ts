@@ -72,10 +72,16 @@ export function createLogChannel({ send, log, intervalMs = 2_000, maxQueue = 20,
 		lastSentAt = now();
 		sending = send(content)
 			.catch((error: unknown) => {
-				const kind = (error as { code?: unknown; status?: unknown })?.code ?? (error as { status?: unknown })?.status ?? (error as Error)?.name ?? 'error';
+				const kind =
+					(error as { code?: unknown; status?: unknown })?.code ??
+					(error as { status?: unknown })?.status ??
+					(error as Error)?.name ??
+					'error';
 				if (!warned.has(String(kind))) {
 					warned.add(String(kind));
-					log.warn(`LOG_CHANNEL_ID: could not post a system log line (${String(kind)}); check that the channel exists and Haven may send messages there`);
+					log.warn(
+						`LOG_CHANNEL_ID: could not post a system log line (${String(kind)}); check that the channel exists and Haven may send messages there`,
+					);
 				}
 			})
 			.finally(() => {
@@ -108,6 +114,6 @@ export function createLogChannel({ send, log, intervalMs = 2_000, maxQueue = 20,
 			timer = undefined;
 			queue.length = 0;
 			settle();
-		}
+		},
 	};
 }

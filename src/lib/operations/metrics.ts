@@ -91,10 +91,14 @@ export class Metrics {
 
 	constructor(options: { version: string }) {
 		const registers = [this.registry];
+		// eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with its own this
 		const self = this;
 		this.#loop.enable();
 
-		new Gauge({ name: 'haven_build_info', help: 'Always 1; the running build in the version label.', labelNames: ['version'], registers }).set({ version: options.version }, 1);
+		new Gauge({ name: 'haven_build_info', help: 'Always 1; the running build in the version label.', labelNames: ['version'], registers }).set(
+			{ version: options.version },
+			1,
+		);
 
 		// HTTP API
 		this.http = new HttpMetrics(this.registry, {
@@ -102,9 +106,10 @@ export class Metrics {
 			buckets: HTTP_BUCKETS,
 			help: {
 				requests: 'HTTP requests answered, by method, route template and status ("aborted": the client left first).',
-				duration: 'Time from receiving an HTTP request to the end of its response.'
-			}
+				duration: 'Time from receiving an HTTP request to the end of its response.',
+			},
 		});
+		// eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with its own this
 		const metrics = this;
 		this.httpInFlight = new Gauge({
 			name: 'haven_http_requests_in_flight',
@@ -112,13 +117,13 @@ export class Metrics {
 			registers,
 			collect() {
 				this.set(metrics.#httpInFlight);
-			}
+			},
 		});
 		this.rateLimitRejections = new Counter({
 			name: 'haven_http_rate_limited_total',
 			help: 'Requests refused with 429, by route template and the limit that refused them (all, chat, feedback).',
 			labelNames: ['route', 'limit'],
-			registers
+			registers,
 		});
 
 		// Discord
@@ -126,20 +131,20 @@ export class Metrics {
 			name: 'haven_interactions_total',
 			help: 'Slash and context-menu commands run, by command, type and outcome (success, error, denied).',
 			labelNames: ['command', 'type', 'outcome'],
-			registers
+			registers,
 		});
 		this.interactionDuration = new Histogram({
 			name: 'haven_interaction_duration_seconds',
 			help: 'Time a command took to run (denied commands are not timed).',
 			labelNames: ['command', 'type', 'outcome'],
 			buckets: INTERACTION_BUCKETS,
-			registers
+			registers,
 		});
 		this.crisisScreens = new Counter({
 			name: 'haven_crisis_screens_total',
 			help: 'Messages crisis-screened, by the level found and the surface (api, message, command, context_menu). No content.',
 			labelNames: ['level', 'surface'],
-			registers
+			registers,
 		});
 
 		// AI provider
@@ -147,14 +152,14 @@ export class Metrics {
 			name: 'haven_ai_requests_total',
 			help: 'AI provider calls, by operation (complete, moderate) and outcome (ok, timeout, rate_limited, failed).',
 			labelNames: ['operation', 'outcome'],
-			registers
+			registers,
 		});
 		this.aiDuration = new Histogram({
 			name: 'haven_ai_request_duration_seconds',
 			help: 'Time an AI provider call took, including its one retry and any wait for a slot.',
 			labelNames: ['operation', 'outcome'],
 			buckets: AI_BUCKETS,
-			registers
+			registers,
 		});
 
 		// Database, read on scrape
@@ -164,7 +169,7 @@ export class Metrics {
 			registers,
 			async collect() {
 				this.set((await self.#pingDatabase()) ? 1 : 0);
-			}
+			},
 		});
 		new Gauge({
 			name: 'haven_db_pool_connections',
@@ -175,7 +180,7 @@ export class Metrics {
 				const stats = await self.#poolStats();
 				this.set({ state: 'busy' }, stats ? stats.total - stats.idle : 0);
 				this.set({ state: 'idle' }, stats?.idle ?? 0);
-			}
+			},
 		});
 		new Gauge({
 			name: 'haven_db_pool_waiting',
@@ -183,7 +188,7 @@ export class Metrics {
 			registers,
 			async collect() {
 				this.set((await self.#poolStats())?.waiting ?? 0);
-			}
+			},
 		});
 		new Gauge({
 			name: 'haven_db_pool_max_connections',
@@ -191,7 +196,7 @@ export class Metrics {
 			registers,
 			async collect() {
 				this.set((await self.#poolStats())?.max ?? 0);
-			}
+			},
 		});
 
 		// Discord gateway, read on scrape
@@ -204,7 +209,7 @@ export class Metrics {
 				const bot = self.#bot;
 				const current = bot ? overallStatus(bot.enabled, bot.enabled ? bot.shards.snapshot(bot.client) : []) : 'degraded';
 				for (const status of STATUS_VALUES) this.set({ status }, status === current ? 1 : 0);
-			}
+			},
 		});
 		new Gauge({
 			name: 'haven_shard_ready',
@@ -214,7 +219,7 @@ export class Metrics {
 			collect() {
 				this.reset();
 				for (const shard of self.#shards()) this.set({ shard: String(shard.id) }, shard.state === 'ready' ? 1 : 0);
-			}
+			},
 		});
 		new Gauge({
 			name: 'haven_shard_state',
@@ -224,7 +229,7 @@ export class Metrics {
 			collect() {
 				this.reset();
 				for (const shard of self.#shards()) this.set({ shard: String(shard.id), state: shard.state }, 1);
-			}
+			},
 		});
 		new Gauge({
 			name: 'haven_shard_latency_seconds',
@@ -234,7 +239,7 @@ export class Metrics {
 			collect() {
 				this.reset();
 				for (const shard of self.#shards()) if (shard.latencyMs !== null) this.set({ shard: String(shard.id) }, shard.latencyMs / 1000);
-			}
+			},
 		});
 		new Gauge({
 			name: 'haven_shard_guilds',
@@ -244,7 +249,7 @@ export class Metrics {
 			collect() {
 				this.reset();
 				for (const shard of self.#shards()) this.set({ shard: String(shard.id) }, shard.guilds);
-			}
+			},
 		});
 		new Gauge({
 			name: 'haven_shard_resumes',
@@ -254,7 +259,7 @@ export class Metrics {
 			collect() {
 				this.reset();
 				for (const shard of self.#shards()) this.set({ shard: String(shard.id) }, shard.resumes);
-			}
+			},
 		});
 
 		// The process
@@ -264,7 +269,7 @@ export class Metrics {
 			registers,
 			collect() {
 				this.set(process.memoryUsage.rss());
-			}
+			},
 		});
 		new Gauge({
 			name: 'nodejs_heap_size_used_bytes',
@@ -272,12 +277,12 @@ export class Metrics {
 			registers,
 			collect() {
 				this.set(process.memoryUsage().heapUsed);
-			}
+			},
 		});
 		new Gauge({
 			name: 'process_start_time_seconds',
 			help: 'Start time of the process since the Unix epoch, in seconds.',
-			registers
+			registers,
 		}).set(Math.round((Date.now() - performance.now()) / 1000));
 		let cpuSeen = 0;
 		new Counter({
@@ -289,7 +294,7 @@ export class Metrics {
 				const total = (user + system) / 1e6;
 				if (total > cpuSeen) this.inc(total - cpuSeen);
 				cpuSeen = total;
-			}
+			},
 		});
 		new Gauge({
 			name: 'nodejs_eventloop_delay_seconds',
@@ -303,7 +308,7 @@ export class Metrics {
 				this.set({ quantile: '0.99' }, seconds(loop.percentile(99)));
 				this.set({ quantile: 'max' }, seconds(loop.max));
 				loop.reset();
-			}
+			},
 		});
 	}
 
@@ -359,7 +364,12 @@ export class Metrics {
 		const started = new WeakMap<object, number>();
 		const kinds = [
 			{ type: 'chat_input', run: Events.ChatInputCommandRun, finish: Events.ChatInputCommandFinish, denied: Events.ChatInputCommandDenied },
-			{ type: 'context_menu', run: Events.ContextMenuCommandRun, finish: Events.ContextMenuCommandFinish, denied: Events.ContextMenuCommandDenied }
+			{
+				type: 'context_menu',
+				run: Events.ContextMenuCommandRun,
+				finish: Events.ContextMenuCommandFinish,
+				denied: Events.ContextMenuCommandDenied,
+			},
 		] as const;
 		for (const kind of kinds) {
 			const onRun = (interaction: object) => started.set(interaction, performance.now());
@@ -411,10 +421,13 @@ export class Metrics {
 		let timer: NodeJS.Timeout | undefined;
 		const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), DB_PING_TIMEOUT_MS)));
 		try {
-			const ping = orm.em.getConnection().execute('select 1').then(
-				() => true,
-				() => false
-			);
+			const ping = orm.em
+				.getConnection()
+				.execute('select 1')
+				.then(
+					() => true,
+					() => false,
+				);
 			return await Promise.race([ping, timeout]);
 		} finally {
 			clearTimeout(timer);

@@ -37,7 +37,8 @@ export function parseVersion(value: string): Parsed | null {
 	const dirty = /-dirty$/i.test(text);
 	if (dirty) text = text.slice(0, -'-dirty'.length);
 	const describe = DESCRIBE.exec(text);
-	if (describe) return { core: [Number(describe[1]), Number(describe[2]), Number(describe[3])], prerelease: null, pastTag: Number(describe[4]) > 0 || dirty };
+	if (describe)
+		return { core: [Number(describe[1]), Number(describe[2]), Number(describe[3])], prerelease: null, pastTag: Number(describe[4]) > 0 || dirty };
 	const semver = SEMVER.exec(text);
 	if (!semver) return null;
 	return { core: [Number(semver[1]), Number(semver[2]), Number(semver[3])], prerelease: semver[4] ?? null, pastTag: dirty };
@@ -108,7 +109,7 @@ export function createReleaseChecker(options: ReleaseCheckerOptions): ReleaseChe
 		state,
 		latest,
 		problem,
-		checkedAt: new Date(now()).toISOString()
+		checkedAt: new Date(now()).toISOString(),
 	});
 
 	async function load(): Promise<ReleaseCheck> {
@@ -117,7 +118,7 @@ export function createReleaseChecker(options: ReleaseCheckerOptions): ReleaseChe
 		const headers: Record<string, string> = {
 			accept: 'application/vnd.github+json',
 			'x-github-api-version': '2022-11-28',
-			'user-agent': `haven/${running}`
+			'user-agent': `haven/${running}`,
 		};
 		if (token) headers.authorization = `Bearer ${token}`;
 		try {
@@ -135,7 +136,7 @@ export function createReleaseChecker(options: ReleaseCheckerOptions): ReleaseChe
 			const latest: LatestRelease = {
 				tag: body.tag_name,
 				url: typeof body.html_url === 'string' ? body.html_url : null,
-				publishedAt: typeof body.published_at === 'string' ? body.published_at : null
+				publishedAt: typeof body.published_at === 'string' ? body.published_at : null,
 			};
 			return result(compareVersions(running, latest.tag), latest, null);
 		} catch (error) {
@@ -152,7 +153,7 @@ export function createReleaseChecker(options: ReleaseCheckerOptions): ReleaseChe
 				pending = undefined;
 				return checked;
 			}));
-		}
+		},
 	};
 }
 

@@ -65,7 +65,7 @@ export async function rotateSalt(orm: MikroORM, cipher: FieldCipher, options: Ro
 		skipping = false;
 		const [{ total }] = await connection.execute<{ total: string }[]>(
 			`select count(*) as total from "${table}" where "${column}" is not null and id > ?`,
-			[startAfter]
+			[startAfter],
 		);
 		const columnReport: ColumnReport = { table, column, scanned: 0, rewritten: 0, stale: 0 };
 		report.columns.push(columnReport);
@@ -78,7 +78,7 @@ export async function rotateSalt(orm: MikroORM, cipher: FieldCipher, options: Ro
 						`select id, "${column}" as value from "${table}" where "${column}" is not null and id > ? order by id limit ? for update`,
 						[lastId, options.batchSize],
 						'all',
-						em.getTransactionContext()
+						em.getTransactionContext(),
 					);
 				if (rows.length === 0) return true;
 				const updates: unknown[] = [];
@@ -98,7 +98,12 @@ export async function rotateSalt(orm: MikroORM, cipher: FieldCipher, options: Ro
 					const values = Array.from({ length: updates.length / 2 }, () => '(?::int, ?::text)').join(', ');
 					await em
 						.getConnection()
-						.execute(`update "${table}" as t set "${column}" = v.value from (values ${values}) as v(id, value) where t.id = v.id`, updates, 'run', em.getTransactionContext());
+						.execute(
+							`update "${table}" as t set "${column}" = v.value from (values ${values}) as v(id, value) where t.id = v.id`,
+							updates,
+							'run',
+							em.getTransactionContext(),
+						);
 					columnReport.rewritten += updates.length / 2;
 				}
 				lastId = rows.at(-1)!.id;
@@ -122,10 +127,10 @@ export async function verifyAll(orm: MikroORM, cipher: FieldCipher, batchSize = 
 	const failures: RotateReport['failures'] = [];
 	const connection = orm.em.getConnection();
 	for (const { table, column } of encryptedColumns(orm)) {
-		for (let lastId = 0; ; ) {
+		for (let lastId = 0; ;) {
 			const rows = await connection.execute<{ id: number; value: string }[]>(
 				`select id, "${column}" as value from "${table}" where "${column}" is not null and id > ? order by id limit ?`,
-				[lastId, batchSize]
+				[lastId, batchSize],
 			);
 			if (rows.length === 0) break;
 			for (const row of rows) {
@@ -154,7 +159,7 @@ async function writeMarker(em: ReturnType<MikroORM['em']['fork']>, marker: Marke
 			`insert into app_state (key, value, updated_at) values (?, ?, now()) on conflict (key) do update set value = excluded.value, updated_at = now()`,
 			[STATE_KEY, JSON.stringify(marker)],
 			'run',
-			em.getTransactionContext()
+			em.getTransactionContext(),
 		);
 }
 

@@ -18,10 +18,12 @@ export type CounterName = (typeof COUNTERS)[number];
 export const GUILD_COUNT_TTL_MS = 30_000;
 
 export async function readCounters(em: EntityManager): Promise<Record<CounterName, number>> {
-	const rows = await em.getConnection().execute<{ name: string; value: string | number }[]>(
-		`select name, value from stat_counters where name in (${COUNTERS.map(() => '?').join(', ')})`,
-		[...COUNTERS]
-	);
+	const rows = await em
+		.getConnection()
+		.execute<{ name: string; value: string | number }[]>(
+			`select name, value from stat_counters where name in (${COUNTERS.map(() => '?').join(', ')})`,
+			[...COUNTERS],
+		);
 	const totals = Object.fromEntries(COUNTERS.map((name) => [name, 0])) as Record<CounterName, number>;
 	for (const row of rows) totals[row.name as CounterName] = Number(row.value);
 	return totals;
@@ -55,7 +57,7 @@ export function staleWhileRevalidate<T>(load: () => Promise<T>, ttlMs: number, n
 			(error: unknown) => {
 				pending = undefined;
 				throw error;
-			}
+			},
 		));
 	const peek = () => {
 		if (value && now() - value.at >= ttlMs) refresh().catch(() => undefined);
@@ -91,7 +93,7 @@ export function createStats({ orm, liveGuilds, guildTtlMs = GUILD_COUNT_TTL_MS, 
 		guilds: guildCount,
 		conversations: totals.conversations,
 		moodCheckIns: totals.moodCheckIns,
-		crisisEvents: totals.crisisEvents
+		crisisEvents: totals.crisisEvents,
 	});
 	return {
 		guilds,
@@ -103,6 +105,6 @@ export function createStats({ orm, liveGuilds, guildTtlMs = GUILD_COUNT_TTL_MS, 
 			const totals = counters.peek();
 			const guildCount = totals && (liveGuilds() ?? storedGuilds.peek());
 			return totals && guildCount !== undefined ? body(totals, guildCount) : undefined;
-		}
+		},
 	};
 }

@@ -46,7 +46,7 @@ export function computeStatus({ botEnabled, shards, guilds, version, startedAt, 
 		shardCount: botEnabled ? shards.length : 0,
 		guilds,
 		generatedAt: now.toISOString(),
-		shards: botEnabled ? shards.map(shardBody) : []
+		shards: botEnabled ? shards.map(shardBody) : [],
 	};
 }
 
@@ -57,7 +57,7 @@ function shardBody(shard: ShardSnapshot): ShardBody {
 		latencyMs: shard.latencyMs,
 		guilds: shard.guilds,
 		lastReady: shard.lastReady?.toISOString() ?? null,
-		resumes: shard.resumes
+		resumes: shard.resumes,
 	};
 }
 
@@ -104,7 +104,7 @@ export class ShardTracker {
 					latencyMs: shard.ping >= 0 ? Math.round(shard.ping) : null,
 					guilds: perShard.get(shard.id) ?? 0,
 					lastReady: tracked?.lastReady ?? null,
-					resumes: tracked?.resumes ?? 0
+					resumes: tracked?.resumes ?? 0,
 				};
 			});
 	}
@@ -134,7 +134,7 @@ export async function liveStatus(sources: LiveStatusSources): Promise<StatusBody
 		guilds,
 		version: sources.version,
 		startedAt: sources.startedAt,
-		now: new Date()
+		now: new Date(),
 	});
 }
 

@@ -42,7 +42,7 @@ export const DEFAULT_RETENTION: Readonly<RetentionSettings> = Object.freeze({
 	ghostLetterDays: 90,
 	conversationUserDays: 30,
 	rejectedFeedbackDays: 90,
-	guildGraceDays: 7
+	guildGraceDays: 7,
 });
 
 /** Game rounds (and their votes) are short-lived: kept this many days. */
@@ -74,7 +74,7 @@ export function retentionRules(settings: RetentionSettings = DEFAULT_RETENTION):
 			table: 'memory_turns',
 			action: 'delete',
 			description: `conversation memory older than ${settings.memoryTtlHours} h (expired) deleted`,
-			where: (now) => ({ sql: 'expires_at <= ?', params: [now] })
+			where: (now) => ({ sql: 'expires_at <= ?', params: [now] }),
 		},
 		{
 			key: 'crisis_events.details',
@@ -82,21 +82,24 @@ export function retentionRules(settings: RetentionSettings = DEFAULT_RETENTION):
 			action: 'anonymise',
 			description: `crisis events older than ${settings.crisisDetailsDays} days: message excerpt and person's id removed (the event still counts)`,
 			set: 'details = null, user_id = null',
-			where: (now) => ({ sql: 'created_at < ? and (details is not null or user_id is not null)', params: [before(now, settings.crisisDetailsDays * DAY_MS)] })
+			where: (now) => ({
+				sql: 'created_at < ? and (details is not null or user_id is not null)',
+				params: [before(now, settings.crisisDetailsDays * DAY_MS)],
+			}),
 		},
 		{
 			key: 'mood_check_ins',
 			table: 'mood_check_ins',
 			action: 'delete',
 			description: `check-ins older than ${settings.checkInDays} days deleted`,
-			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.checkInDays * DAY_MS)] })
+			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.checkInDays * DAY_MS)] }),
 		},
 		{
 			key: 'ghost_letters',
 			table: 'ghost_letters',
 			action: 'delete',
 			description: `ghost letters older than ${settings.ghostLetterDays} days deleted`,
-			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.ghostLetterDays * DAY_MS)] })
+			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.ghostLetterDays * DAY_MS)] }),
 		},
 		{
 			key: 'conversations.user_id',
@@ -104,22 +107,25 @@ export function retentionRules(settings: RetentionSettings = DEFAULT_RETENTION):
 			action: 'anonymise',
 			description: `conversation counts older than ${settings.conversationUserDays} days lose their user id`,
 			set: 'user_id = null',
-			where: (now) => ({ sql: 'user_id is not null and created_at < ?', params: [before(now, settings.conversationUserDays * DAY_MS)] })
+			where: (now) => ({ sql: 'user_id is not null and created_at < ?', params: [before(now, settings.conversationUserDays * DAY_MS)] }),
 		},
 		{
 			key: 'feedback.rejected',
 			table: 'feedback',
 			action: 'delete',
 			description: `rejected feedback deleted ${settings.rejectedFeedbackDays} days after it was rejected`,
-			where: (now) => ({ sql: "status = 'rejected' and coalesce(reviewed_at, updated_at) < ?", params: [before(now, settings.rejectedFeedbackDays * DAY_MS)] })
+			where: (now) => ({
+				sql: "status = 'rejected' and coalesce(reviewed_at, updated_at) < ?",
+				params: [before(now, settings.rejectedFeedbackDays * DAY_MS)],
+			}),
 		},
 		{
 			key: 'game_rounds',
 			table: 'game_rounds',
 			action: 'delete',
 			description: `game rounds and their votes older than ${GAME_ROUND_DAYS} days deleted`,
-			where: (now) => ({ sql: 'created_at < ?', params: [before(now, GAME_ROUND_DAYS * DAY_MS)] })
-		}
+			where: (now) => ({ sql: 'created_at < ?', params: [before(now, GAME_ROUND_DAYS * DAY_MS)] }),
+		},
 	];
 }
 
@@ -134,8 +140,16 @@ export function retentionTable(settings: RetentionSettings = DEFAULT_RETENTION):
 		{ data: 'Who a conversation count belongs to', kept: days(settings.conversationUserDays), then: 'removed; the count stays' },
 		{ data: 'Rejected feedback', kept: `${days(settings.rejectedFeedbackDays)} after review`, then: 'deleted' },
 		{ data: 'Game rounds and votes', kept: days(GAME_ROUND_DAYS), then: 'deleted' },
-		{ data: "A server's settings and server data, after Haven leaves", kept: days(settings.guildGraceDays), then: 'deleted (rejoining in time cancels)' },
-		{ data: 'Preferences, feedback, check-in reminders', kept: 'until you change or delete them', then: 'gone with `/privacy delete` at any time' }
+		{
+			data: "A server's settings and server data, after Haven leaves",
+			kept: days(settings.guildGraceDays),
+			then: 'deleted (rejoining in time cancels)',
+		},
+		{
+			data: 'Preferences, feedback, check-in reminders',
+			kept: 'until you change or delete them',
+			then: 'gone with `/privacy delete` at any time',
+		},
 	];
 }
 
@@ -199,7 +213,9 @@ async function applyRule(em: EntityManager, rule: RetentionRule, now: Date, batc
 
 /** Per-server steps for one left server, in order: every server column from the metadata, the `guilds` row last. */
 function guildSteps(orm: MikroORM): ColumnRef[] {
-	return guildColumns(orm.getMetadata()).sort((a, b) => Number(a.table === 'guilds') - Number(b.table === 'guilds') || a.table.localeCompare(b.table));
+	return guildColumns(orm.getMetadata()).sort(
+		(a, b) => Number(a.table === 'guilds') - Number(b.table === 'guilds') || a.table.localeCompare(b.table),
+	);
 }
 
 /**
@@ -229,7 +245,7 @@ export async function purge(orm: MikroORM, now: Date, options: PurgeOptions = {}
 		const done = await em.fork().transactional(async (tx) => {
 			const still = await tx.execute<{ id: string }[]>(
 				`select id from guilds where id = ? and left_at is not null and left_at <= ?${dryRun ? '' : ' for update'}`,
-				[id, cutoff]
+				[id, cutoff],
 			);
 			if (!still.length) return false; // rejoined meanwhile
 			for (const column of steps) {
@@ -240,7 +256,13 @@ export async function purge(orm: MikroORM, now: Date, options: PurgeOptions = {}
 				if (dryRun) {
 					rows = await count(tx, column.table, { sql: `${quote(column.column)} = ?`, params: [id] });
 				} else if (action === 'anonymise') {
-					rows = affected(await tx.execute(`update ${quote(column.table)} set ${quote(column.column)} = null where ${quote(column.column)} = ?`, [id], 'run'));
+					rows = affected(
+						await tx.execute(
+							`update ${quote(column.table)} set ${quote(column.column)} = null where ${quote(column.column)} = ?`,
+							[id],
+							'run',
+						),
+					);
 				} else {
 					rows = affected(await tx.execute(`delete from ${quote(column.table)} where ${quote(column.column)} = ?`, [id], 'run'));
 				}
@@ -248,8 +270,11 @@ export async function purge(orm: MikroORM, now: Date, options: PurgeOptions = {}
 					key,
 					table: column.table,
 					action,
-					description: action === 'anonymise' ? `${column.table}: server id removed (rows kept)` : `${column.table}: rows of servers left over ${settings.guildGraceDays} days ago deleted`,
-					rows: 0
+					description:
+						action === 'anonymise'
+							? `${column.table}: server id removed (rows kept)`
+							: `${column.table}: rows of servers left over ${settings.guildGraceDays} days ago deleted`,
+					rows: 0,
 				};
 				item.rows += rows;
 				guildTotals.set(key, item);
@@ -267,8 +292,11 @@ export async function purge(orm: MikroORM, now: Date, options: PurgeOptions = {}
 				key,
 				table: column.table,
 				action,
-				description: action === 'anonymise' ? `${column.table}: server id removed (rows kept)` : `${column.table}: rows of servers left over ${settings.guildGraceDays} days ago deleted`,
-				rows: 0
+				description:
+					action === 'anonymise'
+						? `${column.table}: server id removed (rows kept)`
+						: `${column.table}: rows of servers left over ${settings.guildGraceDays} days ago deleted`,
+				rows: 0,
 			});
 		}
 	}
@@ -280,13 +308,14 @@ export async function purge(orm: MikroORM, now: Date, options: PurgeOptions = {}
 
 /** The report as lines for a terminal or a log (counts only, never content). */
 export function describePurge(report: PurgeReport): string[] {
-	const verb = (item: PurgeItem) => (report.dryRun ? (item.action === 'delete' ? 'would be deleted' : 'would be anonymised') : item.action === 'delete' ? 'deleted' : 'anonymised');
+	const verb = (item: PurgeItem) =>
+		report.dryRun ? (item.action === 'delete' ? 'would be deleted' : 'would be anonymised') : item.action === 'delete' ? 'deleted' : 'anonymised';
 	const width = Math.max(...report.items.map((item) => item.key.length), 10);
 	return [
 		`${report.dryRun ? 'Dry run (nothing changed)' : 'Purge'} at ${report.now}`,
 		...report.items.map((item) => `${item.key.padEnd(width)}  ${String(item.rows).padStart(7)} ${verb(item)}`),
 		`Servers left more than the grace period ago: ${report.guilds.length}${report.guilds.length ? ` (${report.guilds.join(', ')})` : ''}`,
-		`Total: ${report.total} row${report.total === 1 ? '' : 's'} ${report.dryRun ? 'would change' : 'changed'}`
+		`Total: ${report.total} row${report.total === 1 ? '' : 's'} ${report.dryRun ? 'would change' : 'changed'}`,
 	];
 }
 
@@ -331,12 +360,21 @@ export function startRetentionScheduler(options: RetentionSchedulerOptions): Ret
 		try {
 			const report = await purge(options.orm, clock(), { settings: options.settings });
 			lastReport = report;
-			const line = `Retention purge: ${report.total} row(s) changed${report.total ? ` (${report.items.filter((item) => item.rows).map((item) => `${item.key} ${item.rows}`).join(', ')})` : ''}`;
+			const line = `Retention purge: ${report.total} row(s) changed${
+				report.total
+					? ` (${report.items
+							.filter((item) => item.rows)
+							.map((item) => `${item.key} ${item.rows}`)
+							.join(', ')})`
+					: ''
+			}`;
 			if (report.total) options.log.info(line);
 			else options.log.debug(line);
 			return report;
 		} catch (error) {
-			options.log.warn(`Retention purge failed; it runs again in ${Math.round(options.intervalMs / 1000)} s: ${error instanceof Error ? error.name : 'error'}`);
+			options.log.warn(
+				`Retention purge failed; it runs again in ${Math.round(options.intervalMs / 1000)} s: ${error instanceof Error ? error.name : 'error'}`,
+			);
 			return undefined;
 		}
 	};
@@ -371,13 +409,14 @@ export function startRetentionScheduler(options: RetentionSchedulerOptions): Ret
 			if (timer) clearTimeout(timer);
 			timer = undefined;
 			await running;
-		}
+		},
 	};
 }
 
 /** Settings from the configuration's `retention` block (the parts this module uses). */
 export function retentionSettings(config: { retention: RetentionSettings }): RetentionSettings {
-	const { memoryTtlHours, crisisDetailsDays, checkInDays, ghostLetterDays, conversationUserDays, rejectedFeedbackDays, guildGraceDays } = config.retention;
+	const { memoryTtlHours, crisisDetailsDays, checkInDays, ghostLetterDays, conversationUserDays, rejectedFeedbackDays, guildGraceDays } =
+		config.retention;
 	return { memoryTtlHours, crisisDetailsDays, checkInDays, ghostLetterDays, conversationUserDays, rejectedFeedbackDays, guildGraceDays };
 }
 

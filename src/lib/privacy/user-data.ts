@@ -52,13 +52,13 @@ export const USER_DATA_POLICY: Readonly<Record<string, UserColumnPolicy>> = {
 	'Conversation.userId': {
 		delete: 'nullify',
 		export: 'section',
-		why: 'a row per answered turn, without content: it only counts, so it stays for per-server counts without the id'
+		why: 'a row per answered turn, without content: it only counts, so it stays for per-server counts without the id',
 	},
 	'CrisisEvent.userId': {
 		delete: 'nullify',
 		alsoClear: ['details'],
 		export: 'section',
-		why: "a crisis event about the person: the row stays for counts, without the person's id or the message excerpt"
+		why: "a crisis event about the person: the row stays for counts, without the person's id or the message excerpt",
 	},
 	'CrisisEvent.acknowledgedBy': { delete: 'nullify', export: 'count', why: 'a moderator acknowledging an alert about someone else' },
 	'CrisisEvent.resolvedBy': { delete: 'nullify', export: 'count', why: 'a moderator resolving an alert about someone else' },
@@ -66,15 +66,17 @@ export const USER_DATA_POLICY: Readonly<Record<string, UserColumnPolicy>> = {
 	// startedBy is required, so a round someone started goes with them (its votes too, by the foreign key's cascade):
 	// rounds are short-lived games, and keeping one would keep who started it.
 	'GameRound.startedBy': { delete: 'rows', export: 'rows', why: 'games the person started' },
-	'GameVote.userId': { delete: 'rows', export: 'rows', why: "the person's answers and votes in games" }
+	'GameVote.userId': { delete: 'rows', export: 'rows', why: "the person's answers and votes in games" },
 };
 
 /** Snowflake columns that are not people: servers, channels, messages, roles. */
-const NOT_A_PERSON = /^(?:guild|channel|message|role|thread|application|webhook|emoji|sticker|interaction)Id$|(?:Guild|Channel|Message|Role|Thread|Application|Webhook|Emoji|Sticker|Interaction)Id$/;
+const NOT_A_PERSON =
+	/^(?:guild|channel|message|role|thread|application|webhook|emoji|sticker|interaction)Id$|(?:Guild|Channel|Message|Role|Thread|Application|Webhook|Emoji|Sticker|Interaction)Id$/;
 /** The primary keys that are ids of something else than a person. */
 const NOT_A_PERSON_KEYS: ReadonlySet<string> = new Set(['Guild.id']);
 /** Names that say "a person" whatever the column's type. */
-const PERSON_NAME = /(?:^|[a-z])(?:[Uu]ser|[Mm]ember|[Aa]uthor|[Rr]eviewer|[Rr]eporter|[Vv]oter|[Oo]wner|[Ss]ender|[Rr]ecipient|[Mm]oderator)Ids?$|^user$|[a-z]By$/;
+const PERSON_NAME =
+	/(?:^|[a-z])(?:[Uu]ser|[Mm]ember|[Aa]uthor|[Rr]eviewer|[Rr]eporter|[Vv]oter|[Oo]wner|[Ss]ender|[Rr]ecipient|[Mm]oderator)Ids?$|^user$|[a-z]By$/;
 const SNOWFLAKE_LENGTH = 20;
 
 function isSnowflake(prop: EntityProperty): boolean {
@@ -88,7 +90,7 @@ function ref(meta: EntityMetadata, prop: EntityProperty): ColumnRef {
 		property: prop.name,
 		column: prop.fieldNames[0]!,
 		nullable: prop.nullable === true,
-		primary: prop.primary === true
+		primary: prop.primary === true,
 	};
 }
 
@@ -98,7 +100,9 @@ export function metaOf(metadata: MetadataStorage, entity: string): EntityMetadat
 }
 
 function allMeta(metadata: MetadataStorage): EntityMetadata[] {
-	return [...metadata.getAll().values()].filter((meta) => !meta.embeddable && !meta.virtual && meta.tableName).sort((a, b) => a.className.localeCompare(b.className));
+	return [...metadata.getAll().values()]
+		.filter((meta) => !meta.embeddable && !meta.virtual && meta.tableName)
+		.sort((a, b) => a.className.localeCompare(b.className));
 }
 
 /** Every column of the model that can hold a user id (see the module comment). */
@@ -123,7 +127,13 @@ const keyOf = (column: Pick<ColumnRef, 'entity' | 'property'>) => `${column.enti
 
 /** The policy of a column: its entry, or the default for a column nobody classified yet. */
 export function policyFor(column: ColumnRef): UserColumnPolicy {
-	return USER_DATA_POLICY[keyOf(column)] ?? { delete: column.nullable && !column.primary ? 'nullify' : 'rows', export: 'rows', why: 'not classified yet: default' };
+	return (
+		USER_DATA_POLICY[keyOf(column)] ?? {
+			delete: column.nullable && !column.primary ? 'nullify' : 'rows',
+			export: 'rows',
+			why: 'not classified yet: default',
+		}
+	);
 }
 
 /** User-id columns without a policy entry, and policy entries that match no column (both should be empty). */
@@ -131,7 +141,9 @@ export function unclassifiedColumns(metadata: MetadataStorage): { missing: strin
 	const found = new Set(userColumns(metadata).map(keyOf));
 	return {
 		missing: [...found].filter((key) => !(key in USER_DATA_POLICY)).sort(),
-		stale: Object.keys(USER_DATA_POLICY).filter((key) => !found.has(key)).sort()
+		stale: Object.keys(USER_DATA_POLICY)
+			.filter((key) => !found.has(key))
+			.sort(),
 	};
 }
 
@@ -146,7 +158,7 @@ export const GUILD_DATA_POLICY: Readonly<Record<string, GuildColumnPolicy>> = {
 	'CrisisEvent.guildId': 'rows',
 	'Conversation.guildId': 'rows',
 	'MoodCheckIn.guildId': 'nullify',
-	'GameRound.guildId': 'rows'
+	'GameRound.guildId': 'rows',
 };
 
 /** Every column that holds a server id: `guildId`-named columns, the `guilds` table's key, relations to Guild. */
@@ -171,7 +183,9 @@ export function unclassifiedGuildColumns(metadata: MetadataStorage): { missing: 
 	const found = new Set(guildColumns(metadata).map(keyOf));
 	return {
 		missing: [...found].filter((key) => !(key in GUILD_DATA_POLICY)).sort(),
-		stale: Object.keys(GUILD_DATA_POLICY).filter((key) => !found.has(key)).sort()
+		stale: Object.keys(GUILD_DATA_POLICY)
+			.filter((key) => !found.has(key))
+			.sort(),
 	};
 }
 
@@ -222,7 +236,9 @@ export async function deleteUserData(em: EntityManager, userId: string): Promise
 			let result: unknown;
 			if (policy.delete === 'nullify' && column.nullable && !column.primary) {
 				const meta = metaOf(metadata, column.entity)!;
-				const clear = (policy.alsoClear ?? []).map((name) => meta.properties[name as keyof typeof meta.properties]?.fieldNames[0]).filter((name): name is string => Boolean(name));
+				const clear = (policy.alsoClear ?? [])
+					.map((name) => meta.properties[name as keyof typeof meta.properties]?.fieldNames[0])
+					.filter((name): name is string => Boolean(name));
 				const sets = [column.column, ...clear].map((name) => `${quote(name)} = null`).join(', ');
 				result = await tx.execute(`update ${quote(column.table)} set ${sets} where ${quote(column.column)} = ?`, [userId], 'run');
 				steps.push({ table: column.table, column: column.column, action: 'anonymised', rows: affected(result) });
@@ -240,7 +256,10 @@ export async function deleteUserData(em: EntityManager, userId: string): Promise
 export async function remainingReferences(em: EntityManager, userId: string): Promise<Record<string, number>> {
 	const left: Record<string, number> = {};
 	for (const column of userColumns(em.getMetadata())) {
-		const rows = await em.execute<{ count: string | number }[]>(`select count(*) as count from ${quote(column.table)} where ${quote(column.column)} = ?`, [userId]);
+		const rows = await em.execute<{ count: string | number }[]>(
+			`select count(*) as count from ${quote(column.table)} where ${quote(column.column)} = ?`,
+			[userId],
+		);
 		const count = Number(rows[0]?.count ?? 0);
 		if (count > 0) left[`${column.table}.${column.column}`] = count;
 	}
@@ -262,7 +281,17 @@ export interface UserDataExport {
 	preferences: { country: string | null; crisisScreening: boolean; conversationMemory: boolean; createdAt: string; updatedAt: string } | null;
 	checkIns: { id: number; guildId: string | null; mood: string; intensity: number; note: string | null; createdAt: string }[];
 	ghostLetters: { id: number; content: string; createdAt: string }[];
-	feedback: { id: number; message: string; source: string; status: string; agreedToBeQuoted: boolean; public: boolean; featured: boolean; createdAt: string; updatedAt: string }[];
+	feedback: {
+		id: number;
+		message: string;
+		source: string;
+		status: string;
+		agreedToBeQuoted: boolean;
+		public: boolean;
+		featured: boolean;
+		createdAt: string;
+		updatedAt: string;
+	}[];
 	conversationMemory: { channelId: string; role: string; content: string; createdAt: string; expiresAt: string }[];
 	conversations: { guildId: string | null; source: string; createdAt: string }[];
 	crisisEvents: {
@@ -307,7 +336,7 @@ export async function exportUserData(em: EntityManager, userId: string, now = ne
 		em.fork().find(Feedback, { userId }, byAge),
 		em.fork().find(MemoryTurn, { userId }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
 		em.fork().find(Conversation, { userId }, byAge),
-		em.fork().find(CrisisEvent, { userId }, byAge)
+		em.fork().find(CrisisEvent, { userId }, byAge),
 	]);
 
 	const other: UserDataExport['other'] = {};
@@ -316,7 +345,10 @@ export async function exportUserData(em: EntityManager, userId: string, now = ne
 	for (const column of columns) {
 		const policy = policyFor(column);
 		if (policy.export === 'count') {
-			const rows = await em.execute<{ count: string | number }[]>(`select count(*) as count from ${quote(column.table)} where ${quote(column.column)} = ?`, [userId]);
+			const rows = await em.execute<{ count: string | number }[]>(
+				`select count(*) as count from ${quote(column.table)} where ${quote(column.column)} = ?`,
+				[userId],
+			);
 			actionsAboutOthers[`${column.table}.${column.column}`] = Number(rows[0]?.count ?? 0);
 		} else if (policy.export === 'rows') {
 			const meta = metaOf(metadata, column.entity)!;
@@ -345,7 +377,7 @@ export async function exportUserData(em: EntityManager, userId: string, now = ne
 			'Everything Haven stores about you, decrypted. Times are UTC (ISO 8601).',
 			'Crisis events list what was recorded about you (level, categories, a short excerpt when the server had alerts on); who handled an alert is not shown, only whether it was.',
 			'Conversation memory expires on its own; "conversations" are counts of answered messages without content.',
-			'"actionsAboutOthers" counts rows about other people that name you (as a moderator or reviewer); their content is theirs.'
+			'"actionsAboutOthers" counts rows about other people that name you (as a moderator or reviewer); their content is theirs.',
 		],
 		preferences: profile
 			? {
@@ -353,10 +385,17 @@ export async function exportUserData(em: EntityManager, userId: string, now = ne
 					crisisScreening: !profile.screeningOptOut,
 					conversationMemory: profile.memoryEnabled,
 					createdAt: iso(profile.createdAt)!,
-					updatedAt: iso(profile.updatedAt)!
+					updatedAt: iso(profile.updatedAt)!,
 				}
 			: null,
-		checkIns: checkIns.map((row) => ({ id: row.id, guildId: row.guildId ?? null, mood: row.mood, intensity: row.intensity, note: row.note ?? null, createdAt: iso(row.createdAt)! })),
+		checkIns: checkIns.map((row) => ({
+			id: row.id,
+			guildId: row.guildId ?? null,
+			mood: row.mood,
+			intensity: row.intensity,
+			note: row.note ?? null,
+			createdAt: iso(row.createdAt)!,
+		})),
 		ghostLetters: letters.map((row) => ({ id: row.id, content: row.content ?? '', createdAt: iso(row.createdAt)! })),
 		feedback: feedback.map((row) => ({
 			id: row.id,
@@ -367,9 +406,15 @@ export async function exportUserData(em: EntityManager, userId: string, now = ne
 			public: row.public,
 			featured: row.featured,
 			createdAt: iso(row.createdAt)!,
-			updatedAt: iso(row.updatedAt)!
+			updatedAt: iso(row.updatedAt)!,
 		})),
-		conversationMemory: memory.map((row) => ({ channelId: row.channelId, role: row.role, content: row.content ?? '', createdAt: iso(row.createdAt)!, expiresAt: iso(row.expiresAt)! })),
+		conversationMemory: memory.map((row) => ({
+			channelId: row.channelId,
+			role: row.role,
+			content: row.content ?? '',
+			createdAt: iso(row.createdAt)!,
+			expiresAt: iso(row.expiresAt)!,
+		})),
 		conversations: conversations.map((row) => ({ guildId: row.guildId ?? null, source: row.source, createdAt: iso(row.createdAt)! })),
 		crisisEvents: crisis.map((row) => ({
 			id: row.id,
@@ -380,10 +425,10 @@ export async function exportUserData(em: EntityManager, userId: string, now = ne
 			details: row.details ?? null,
 			acknowledged: row.acknowledgedAt !== null && row.acknowledgedAt !== undefined,
 			resolved: row.resolvedAt !== null && row.resolvedAt !== undefined,
-			createdAt: iso(row.createdAt)!
+			createdAt: iso(row.createdAt)!,
 		})),
 		other,
-		actionsAboutOthers
+		actionsAboutOthers,
 	};
 }
 

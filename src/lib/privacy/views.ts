@@ -44,10 +44,10 @@ export function renderPrivacyInfo(urls: Urls, retention: RetentionSettings, memo
 					'`/privacy export`: all your data as a file, only for you.',
 					'`/privacy delete`: delete everything about you (asks to confirm).',
 					`\`/privacy memory on|off|clear\`: conversation memory is **${memoryOn ? 'on' : 'off'}** for you.`,
-					'`/preferences`: your country for crisis lines and crisis screening.'
-				].join('\n')
-			}
-		]
+					'`/preferences`: your country for crisis lines and crisis screening.',
+				].join('\n'),
+			},
+		],
 	};
 	return { ...base, embeds: [embed, ...rest] };
 }
@@ -58,7 +58,7 @@ export function renderExportReady(data: UserDataExport): string {
 		plural(data.ghostLetters.length, 'ghost letter'),
 		`${plural(data.feedback.length, 'feedback message')}`,
 		plural(data.conversationMemory.length, 'remembered turn'),
-		plural(data.crisisEvents.length, 'crisis event')
+		plural(data.crisisEvents.length, 'crisis event'),
 	];
 	return `Here is everything Haven stores about you (${parts.join(', ')}), decrypted. Only you can see this message; keep the file somewhere safe.`;
 }
@@ -78,26 +78,40 @@ export function renderDeleteConfirm(userId: string, now: Date): View {
 					'Public totals (like the number of check-ins ever made) do not go down.',
 					'Messages already sent on Discord (by you or Haven) are not touched.',
 					'',
-					`This button works until ${discordTime(new Date(expiresAt).toISOString(), 'R')}. Consider \`/privacy export\` first.`
-				].join('\n')
-			}
+					`This button works until ${discordTime(new Date(expiresAt).toISOString(), 'R')}. Consider \`/privacy export\` first.`,
+				].join('\n'),
+			},
 		],
 		components: [
 			{
 				type: ComponentType.ActionRow,
 				components: [
-					{ type: ComponentType.Button, style: ButtonStyle.Danger, label: 'Delete everything', custom_id: deleteButtonId({ action: 'confirm', userId, expiresAt }) },
-					{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Cancel', custom_id: deleteButtonId({ action: 'cancel', userId, expiresAt }) }
-				]
-			}
-		]
+					{
+						type: ComponentType.Button,
+						style: ButtonStyle.Danger,
+						label: 'Delete everything',
+						custom_id: deleteButtonId({ action: 'confirm', userId, expiresAt }),
+					},
+					{
+						type: ComponentType.Button,
+						style: ButtonStyle.Secondary,
+						label: 'Cancel',
+						custom_id: deleteButtonId({ action: 'cancel', userId, expiresAt }),
+					},
+				],
+			},
+		],
 	};
 }
 
 export const DELETE_NOT_YOURS = 'Only the person who asked to delete their data can confirm it.';
 
 export function renderDeleteExpired(): View {
-	return { content: 'This confirmation has expired, so nothing was deleted. Run `/privacy delete` again if you still want to.', embeds: [], components: [] };
+	return {
+		content: 'This confirmation has expired, so nothing was deleted. Run `/privacy delete` again if you still want to.',
+		embeds: [],
+		components: [],
+	};
 }
 
 export function renderDeleteCancelled(): View {
@@ -110,10 +124,10 @@ export function renderDeleteDone(report: DeletionReport): View {
 	return {
 		content: [
 			`Done. Haven deleted ${plural(deleted, 'record')} about you${anonymised ? ` and removed your id from ${plural(anonymised, 'anonymous count')}` : ''}.`,
-			'Nothing Haven stores names you any more. If you talk to Haven again, it starts fresh (conversation memory is on by default; `/privacy memory off` turns it off).'
+			'Nothing Haven stores names you any more. If you talk to Haven again, it starts fresh (conversation memory is on by default; `/privacy memory off` turns it off).',
 		].join('\n'),
 		embeds: [],
-		components: []
+		components: [],
 	};
 }
 
@@ -121,10 +135,15 @@ export function renderMemory(action: 'on' | 'off' | 'clear', result: { enabled: 
 	const cleared = result.cleared ? ` ${plural(result.cleared, 'remembered message')} forgotten.` : '';
 	switch (action) {
 		case 'on':
-			return { content: 'Conversation memory is **on**: Haven remembers your last few messages in a conversation for up to a day, encrypted, so its replies can follow along.' };
+			return {
+				content:
+					'Conversation memory is **on**: Haven remembers your last few messages in a conversation for up to a day, encrypted, so its replies can follow along.',
+			};
 		case 'off':
 			return { content: `Conversation memory is **off**: Haven won't remember anything you say.${cleared || ' Nothing was stored.'}` };
 		case 'clear':
-			return { content: `Conversation memory cleared.${cleared || ' There was nothing to forget.'} It is still **${result.enabled ? 'on' : 'off'}**.` };
+			return {
+				content: `Conversation memory cleared.${cleared || ' There was nothing to forget.'} It is still **${result.enabled ? 'on' : 'off'}**.`,
+			};
 	}
 }

@@ -57,12 +57,18 @@ async function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
 }
 
 export function alertBody(request: AlertRequest): AlertMessageBody {
-	const view = renderAlert({ eventId: request.eventId, level: request.level, trigger: request.trigger, jumpUrl: request.jumpUrl, roleId: request.roleId });
+	const view = renderAlert({
+		eventId: request.eventId,
+		level: request.level,
+		trigger: request.trigger,
+		jumpUrl: request.jumpUrl,
+		roleId: request.roleId,
+	});
 	return {
 		content: view.content,
 		embeds: view.embeds ?? [],
 		components: view.components ?? [],
-		allowed_mentions: request.roleId ? { parse: [], roles: [request.roleId] } : { parse: [] }
+		allowed_mentions: request.roleId ? { parse: [], roles: [request.roleId] } : { parse: [] },
 	};
 }
 
@@ -78,7 +84,9 @@ export async function sendAlert(request: AlertRequest, deps: AlertDeps): Promise
 			({ id: messageId } = await deps.post(request.channelId, alertBody(request)));
 		} catch (error) {
 			const code = (error as { code?: unknown }).code;
-			deps.warn?.(`Could not post a crisis alert in server ${request.guildId} (channel ${request.channelId}${code === undefined ? '' : `, Discord code ${String(code)}`}): check /guildsettings`);
+			deps.warn?.(
+				`Could not post a crisis alert in server ${request.guildId} (channel ${request.channelId}${code === undefined ? '' : `, Discord code ${String(code)}`}): check /guildsettings`,
+			);
 			return 'failed';
 		}
 		await setAlertMessage(deps.em, request.eventId, messageId);

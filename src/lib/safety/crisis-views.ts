@@ -86,12 +86,12 @@ export function parseAlertButton(customId: string): { action: AlertAction; event
 const LEVEL_WORDS: Record<AlertLevel, string> = {
 	concern: '**Concern**: signs of distress, or someone worried about them',
 	high: '**High**: they may be thinking about suicide or self-harm',
-	imminent: '**Imminent**: they may be in immediate danger'
+	imminent: '**Imminent**: they may be in immediate danger',
 };
 
 const TRIGGER_WORDS: Record<AlertTrigger, string> = {
 	mention: 'the message mentioned Haven. Its author was sent support resources privately.',
-	context_menu: 'a member used "Check in on this message" on it (Haven does not say who) and was given guidance on how to help.'
+	context_menu: 'a member used "Check in on this message" on it (Haven does not say who) and was given guidance on how to help.',
 };
 
 export interface AlertInput {
@@ -120,7 +120,8 @@ export function renderAlertStatus(eventId: number, state: AlertState): Required<
 	if (state.resolvedBy) {
 		color = ALERT_COLOR.resolved;
 		lines.push(`**Resolved** by <@${state.resolvedBy}>${when(state.resolvedAt)}.`);
-		if (state.acknowledgedBy && state.acknowledgedBy !== state.resolvedBy) lines.push(`Acknowledged by <@${state.acknowledgedBy}>${when(state.acknowledgedAt)}.`);
+		if (state.acknowledgedBy && state.acknowledgedBy !== state.resolvedBy)
+			lines.push(`Acknowledged by <@${state.acknowledgedBy}>${when(state.acknowledgedAt)}.`);
 	} else if (state.acknowledgedBy) {
 		color = ALERT_COLOR.acknowledged;
 		lines.push(`**Acknowledged** by <@${state.acknowledgedBy}>${when(state.acknowledgedAt)}. Press Resolved once they have been looked after.`);
@@ -128,12 +129,17 @@ export function renderAlertStatus(eventId: number, state: AlertState): Required<
 		lines.push('**Open**: nobody has acknowledged this alert yet.');
 	}
 	const embed: APIEmbed = { color, description: lines.join('\n'), footer: { text: `Alert ${eventId}` } };
-	const button = (action: AlertAction, label: string, style: ButtonStyle.Primary | ButtonStyle.Success, disabled: boolean): APIButtonComponentWithCustomId => ({
+	const button = (
+		action: AlertAction,
+		label: string,
+		style: ButtonStyle.Primary | ButtonStyle.Success,
+		disabled: boolean,
+	): APIButtonComponentWithCustomId => ({
 		type: ComponentType.Button,
 		custom_id: alertButtonId(action, eventId),
 		label,
 		style,
-		disabled
+		disabled,
 	});
 	return {
 		embeds: [embed],
@@ -142,10 +148,10 @@ export function renderAlertStatus(eventId: number, state: AlertState): Required<
 				type: ComponentType.ActionRow,
 				components: [
 					button('ack', 'Acknowledge', ButtonStyle.Primary, state.acknowledgedBy !== null || state.resolvedBy !== null),
-					button('resolve', 'Resolved', ButtonStyle.Success, state.resolvedBy !== null)
-				]
-			}
-		]
+					button('resolve', 'Resolved', ButtonStyle.Success, state.resolvedBy !== null),
+				],
+			},
+		],
 	};
 }
 
@@ -158,10 +164,12 @@ export function renderAlert(input: AlertInput, state: AlertState = OPEN_ALERT): 
 		...(input.roleId ? [`<@&${input.roleId}>`] : []),
 		`**Haven wellbeing alert** · level ${LEVEL_WORDS[input.level]}.`,
 		`Message: ${input.jumpUrl}`,
-		`How it came up: ${TRIGGER_WORDS[input.trigger]}`
+		`How it came up: ${TRIGGER_WORDS[input.trigger]}`,
 	];
 	if (input.level === 'imminent') {
-		lines.push('If you know them, please reach out now. If you believe their life is in danger and know where they are, contact emergency services.');
+		lines.push(
+			'If you know them, please reach out now. If you believe their life is in danger and know where they are, contact emergency services.',
+		);
 	}
 	lines.push('Please check in with care, privately. Nobody is punished for talking about suicide or self-harm.');
 	return { content: lines.join('\n'), ...renderAlertStatus(input.eventId, state) };

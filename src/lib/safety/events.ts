@@ -28,7 +28,7 @@ export async function recordCrisisEvent(em: EntityManager, event: NewCrisisEvent
 		level: event.level,
 		categories: [...event.categories],
 		trigger: event.trigger,
-		details: event.details
+		details: event.details,
 	});
 	await em.flush();
 	return row.id;
@@ -36,10 +36,12 @@ export async function recordCrisisEvent(em: EntityManager, event: NewCrisisEvent
 
 /** Levels of the alerts already posted about this person in this server since `since`. */
 export async function alertedLevels(em: EntityManager, guildId: string, userId: string, since: Date): Promise<string[]> {
-	const rows = await em.getConnection().execute<{ level: string }[]>(
-		'select level from crisis_events where guild_id = ? and user_id = ? and alert_message_id is not null and created_at > ?',
-		[guildId, userId, since]
-	);
+	const rows = await em
+		.getConnection()
+		.execute<{ level: string }[]>(
+			'select level from crisis_events where guild_id = ? and user_id = ? and alert_message_id is not null and created_at > ?',
+			[guildId, userId, since],
+		);
 	return rows.map((row) => row.level);
 }
 
@@ -55,9 +57,22 @@ export interface AlertRecord extends AlertState {
 }
 
 export async function findAlert(em: EntityManager, eventId: number): Promise<AlertRecord | null> {
-	const rows = await em.getConnection().execute<
-		{ id: number; guild_id: string | null; level: string; trigger: string; acknowledged_by: string | null; acknowledged_at: Date | null; resolved_by: string | null; resolved_at: Date | null }[]
-	>('select id, guild_id, level, trigger, acknowledged_by, acknowledged_at, resolved_by, resolved_at from crisis_events where id = ?', [eventId]);
+	const rows = await em
+		.getConnection()
+		.execute<
+			{
+				id: number;
+				guild_id: string | null;
+				level: string;
+				trigger: string;
+				acknowledged_by: string | null;
+				acknowledged_at: Date | null;
+				resolved_by: string | null;
+				resolved_at: Date | null;
+			}[]
+		>('select id, guild_id, level, trigger, acknowledged_by, acknowledged_at, resolved_by, resolved_at from crisis_events where id = ?', [
+			eventId,
+		]);
 	const row = rows[0];
 	if (!row) return null;
 	const date = (value: Date | string | null) => (value === null ? null : new Date(value));
@@ -69,7 +84,7 @@ export async function findAlert(em: EntityManager, eventId: number): Promise<Ale
 		acknowledgedBy: row.acknowledged_by,
 		acknowledgedAt: date(row.acknowledged_at),
 		resolvedBy: row.resolved_by,
-		resolvedAt: date(row.resolved_at)
+		resolvedAt: date(row.resolved_at),
 	};
 }
 
@@ -78,13 +93,20 @@ export async function findAlert(em: EntityManager, eventId: number): Promise<Ale
  * pressing at once cannot overwrite each other). Resolving also acknowledges an alert nobody acknowledged.
  * Returns whether this press changed anything.
  */
-export async function markAlert(em: EntityManager, eventId: number, guildId: string, action: AlertAction, memberId: string, now = new Date()): Promise<boolean> {
+export async function markAlert(
+	em: EntityManager,
+	eventId: number,
+	guildId: string,
+	action: AlertAction,
+	memberId: string,
+	now = new Date(),
+): Promise<boolean> {
 	const connection = em.getConnection();
 	if (action === 'ack') {
 		const result = await connection.execute(
 			'update crisis_events set acknowledged_by = ?, acknowledged_at = ? where id = ? and guild_id = ? and acknowledged_by is null and resolved_by is null',
 			[memberId, now, eventId, guildId],
-			'run'
+			'run',
 		);
 		return affected(result) > 0;
 	}
@@ -93,7 +115,7 @@ export async function markAlert(em: EntityManager, eventId: number, guildId: str
 		   acknowledged_by = coalesce(acknowledged_by, ?), acknowledged_at = coalesce(acknowledged_at, ?)
 		 where id = ? and guild_id = ? and resolved_by is null`,
 		[memberId, now, memberId, now, eventId, guildId],
-		'run'
+		'run',
 	);
 	return affected(result) > 0;
 }

@@ -22,9 +22,16 @@ import {
 	NO_RISK,
 	SETTINGS_TIMEOUT_MS,
 	within,
-	worryAbout
+	worryAbout,
 } from './policy.ts';
-import { BOT_MESSAGE_CHECK_IN, renderAuthorOffer, renderCheckInReply, renderCrisisCommandReply, renderDmsClosed, renderSentPrivately } from './crisis-views.ts';
+import {
+	BOT_MESSAGE_CHECK_IN,
+	renderAuthorOffer,
+	renderCheckInReply,
+	renderCrisisCommandReply,
+	renderDmsClosed,
+	renderSentPrivately,
+} from './crisis-views.ts';
 
 /**
  * The safety system's flows: a triggering message (a DM, a mention, `/crisis`, the message context menu) is screened
@@ -67,7 +74,7 @@ export function containerSafetyDeps(): SafetyDeps {
 		companion: { ai, identifierSalt: config.encryption.salts[0] ?? 'haven', memory: { em: () => db.orm.em.fork() } },
 		post: async (channelId, body) => (await client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage,
 		log: logger,
-		now: () => new Date()
+		now: () => new Date(),
 	};
 }
 
@@ -77,7 +84,7 @@ async function loadSettings(deps: SafetyDeps, userId: string, guildId: string | 
 		deps.log.warn(`Safety: ${what} settings unavailable (${reason}${error ? `: ${describeError(error)}` : ''}); defaults used`);
 	const [user, guild] = await Promise.all([
 		within(getUserSettings(deps.em(), userId), SETTINGS_TIMEOUT_MS, { ...DEFAULT_USER_SETTINGS }, note('user')),
-		guildId ? within(getGuildSettings(deps.em(), guildId), SETTINGS_TIMEOUT_MS, DEFAULT_GUILD_SETTINGS, note('server')) : DEFAULT_GUILD_SETTINGS
+		guildId ? within(getGuildSettings(deps.em(), guildId), SETTINGS_TIMEOUT_MS, DEFAULT_GUILD_SETTINGS, note('server')) : DEFAULT_GUILD_SETTINGS,
 	]);
 	return { user, guild };
 }
@@ -99,14 +106,20 @@ async function record(deps: SafetyDeps, event: NewCrisisEvent): Promise<number |
 }
 
 async function countConversation(deps: SafetyDeps, userId: string, guildId: string | null): Promise<void> {
-	await recordConversation(deps.em(), { userId, guildId }).catch((error: unknown) => deps.log.warn(`Could not record a conversation: ${describeError(error)}`));
+	await recordConversation(deps.em(), { userId, guildId }).catch((error: unknown) =>
+		deps.log.warn(`Could not record a conversation: ${describeError(error)}`),
+	);
 }
 
-async function alert(deps: SafetyDeps, settings: GuildSettings, request: Omit<Parameters<typeof sendAlert>[0], 'channelId' | 'roleId'>): Promise<AlertOutcome | undefined> {
+async function alert(
+	deps: SafetyDeps,
+	settings: GuildSettings,
+	request: Omit<Parameters<typeof sendAlert>[0], 'channelId' | 'roleId'>,
+): Promise<AlertOutcome | undefined> {
 	try {
 		return await sendAlert(
 			{ ...request, channelId: settings.alertChannelId!, roleId: settings.alertRoleId },
-			{ em: deps.em(), post: deps.post, now: deps.now, warn: (m) => deps.log.warn(m) }
+			{ em: deps.em(), post: deps.post, now: deps.now, warn: (m) => deps.log.warn(m) },
 		);
 	} catch (error) {
 		deps.log.error(`Safety: alert failed in server ${request.guildId}: ${describeError(error)}`);
@@ -171,7 +184,11 @@ export interface MessageOutcome {
 	aiReply: boolean;
 }
 
-export async function handleMessage(message: IncomingMessage, replies: MessageReplies, deps: SafetyDeps = containerSafetyDeps()): Promise<MessageOutcome> {
+export async function handleMessage(
+	message: IncomingMessage,
+	replies: MessageReplies,
+	deps: SafetyDeps = containerSafetyDeps(),
+): Promise<MessageOutcome> {
 	const { user, guild } = await loadSettings(deps, message.authorId, message.guildId);
 	const screened = !user.screeningOptOut;
 	let assessment = screened ? screen(message.text) : NO_RISK;
@@ -182,7 +199,13 @@ export async function handleMessage(message: IncomingMessage, replies: MessageRe
 	if (assessment.level === 'none') {
 		const outcome: MessageOutcome = { level: 'none', screened, resources: 'none', aiReply: false };
 		if (aiAllowed) {
-			const turn = await whileTyping(replies, companionTurn({ userId: message.authorId, channelId: message.channelId, guildId: message.guildId, text: message.text }, deps.companion));
+			const turn = await whileTyping(
+				replies,
+				companionTurn(
+					{ userId: message.authorId, channelId: message.channelId, guildId: message.guildId, text: message.text },
+					deps.companion,
+				),
+			);
 			await replies.answer(turn.reply);
 			if (message.text.trim()) await countConversation(deps, message.authorId, message.guildId);
 			outcome.aiReply = turn.fromAi;
@@ -194,7 +217,12 @@ export async function handleMessage(message: IncomingMessage, replies: MessageRe
 	// 1. Resources, privately, first.
 	const resources = await replies.private(renderCrisisReply(assessment, resourceCountry(user, guild)));
 	if (message.kind === 'mention') {
-		const note = resources === 'closed' ? replies.public(renderDmsClosed(message.authorId), message.authorId) : resources === 'sent' ? replies.public(renderSentPrivately(message.authorId)) : undefined;
+		const note =
+			resources === 'closed'
+				? replies.public(renderDmsClosed(message.authorId), message.authorId)
+				: resources === 'sent'
+					? replies.public(renderSentPrivately(message.authorId))
+					: undefined;
 		if (note) await settle(deps, 'the public note', note);
 	}
 	if (resources === 'failed') deps.log.warn(`Safety: crisis resources could not be delivered (${message.kind})`);
@@ -213,17 +241,27 @@ export async function handleMessage(message: IncomingMessage, replies: MessageRe
 			level,
 			categories: final.categories,
 			trigger: message.kind,
-			details: eventDetails(message.text, alertsOn)
+			details: eventDetails(message.text, alertsOn),
 		});
 		if (alertsOn && outcome.eventId !== undefined && message.jumpUrl) {
-			outcome.alert = await alert(deps, guild, { eventId: outcome.eventId, guildId: message.guildId!, userId: message.authorId, level, trigger: 'mention', jumpUrl: message.jumpUrl });
+			outcome.alert = await alert(deps, guild, {
+				eventId: outcome.eventId,
+				guildId: message.guildId!,
+				userId: message.authorId,
+				level,
+				trigger: 'mention',
+				jumpUrl: message.jumpUrl,
+			});
 		}
 	};
 
 	// 4. The careful AI reply, after the resources, privately; only a real answer (a fallback would only repeat them).
 	const careful = async () => {
 		if (resources !== 'sent' || !aiAllowed || !deps.ai.configured) return;
-		const turn = await companionTurn({ userId: message.authorId, channelId: message.channelId, guildId: null, text: message.text, careful: true }, deps.companion);
+		const turn = await companionTurn(
+			{ userId: message.authorId, channelId: message.channelId, guildId: null, text: message.text, careful: true },
+			deps.companion,
+		);
 		if (!turn.fromAi) return;
 		if ((await replies.private(turn.reply)) !== 'sent') return;
 		outcome.aiReply = true;
@@ -264,7 +302,11 @@ export interface CommandOutcome {
 	aiReply: boolean;
 }
 
-export async function crisisCommand(input: CrisisCommandInput, replies: InteractionReplies, deps: SafetyDeps = containerSafetyDeps()): Promise<CommandOutcome> {
+export async function crisisCommand(
+	input: CrisisCommandInput,
+	replies: InteractionReplies,
+	deps: SafetyDeps = containerSafetyDeps(),
+): Promise<CommandOutcome> {
 	const text = input.text?.trim() || null;
 	const assessment = text ? screen(text) : null;
 	if (assessment) countCrisisScreen(assessment.level, 'command');
@@ -274,7 +316,14 @@ export async function crisisCommand(input: CrisisCommandInput, replies: Interact
 	const asked = atLeast(assessment ?? NO_RISK, 'concern', ['help_seeking']);
 	const result: CommandOutcome = { aiReply: false };
 	const recorded = (async () => {
-		result.eventId = await record(deps, { guildId: input.guildId, userId: null, level: asked.level as NewCrisisEvent['level'], categories: asked.categories, trigger: 'command', details: null });
+		result.eventId = await record(deps, {
+			guildId: input.guildId,
+			userId: null,
+			level: asked.level as NewCrisisEvent['level'],
+			categories: asked.categories,
+			trigger: 'command',
+			details: null,
+		});
 	})();
 	const careful = async () => {
 		if (!text || !deps.ai.configured) return;
@@ -330,7 +379,11 @@ function offeredRecently(key: string, now: number): boolean {
  * only when their own words screen as a possible crisis, they have not opted out of screening, and they were not
  * offered in this server within the window. Used on one's own message, it answers like `/crisis`.
  */
-export async function checkInOnMessage(input: CheckInInput, replies: CheckInReplies, deps: SafetyDeps = containerSafetyDeps()): Promise<CheckInOutcome> {
+export async function checkInOnMessage(
+	input: CheckInInput,
+	replies: CheckInReplies,
+	deps: SafetyDeps = containerSafetyDeps(),
+): Promise<CheckInOutcome> {
 	const own = screen(input.text);
 	countCrisisScreen(own.level, 'context_menu');
 	const { user: reporter, guild } = await loadSettings(deps, input.reporterId, input.guildId);
@@ -348,7 +401,14 @@ export async function checkInOnMessage(input: CheckInInput, replies: CheckInRepl
 	if (input.authorId === input.reporterId) {
 		await replies.reply(renderCrisisCommandReply(own, resourceCountry(reporter, guild)));
 		const asked = atLeast(own, 'concern', ['help_seeking']);
-		outcome.eventId = await record(deps, { guildId: input.guildId, userId: null, level: asked.level as NewCrisisEvent['level'], categories: asked.categories, trigger: 'context_menu', details: null });
+		outcome.eventId = await record(deps, {
+			guildId: input.guildId,
+			userId: null,
+			level: asked.level as NewCrisisEvent['level'],
+			categories: asked.categories,
+			trigger: 'context_menu',
+			details: null,
+		});
 		return done();
 	}
 
@@ -364,12 +424,19 @@ export async function checkInOnMessage(input: CheckInInput, replies: CheckInRepl
 		level,
 		categories: worry.categories,
 		trigger: 'context_menu',
-		details: eventDetails(input.text, alertsOn)
+		details: eventDetails(input.text, alertsOn),
 	});
 
 	const alerting = async () => {
 		if (!alertsOn || outcome.eventId === undefined) return;
-		outcome.alert = await alert(deps, guild, { eventId: outcome.eventId, guildId: input.guildId, userId: input.authorId, level, trigger: 'context_menu', jumpUrl: input.jumpUrl });
+		outcome.alert = await alert(deps, guild, {
+			eventId: outcome.eventId,
+			guildId: input.guildId,
+			userId: input.authorId,
+			level,
+			trigger: 'context_menu',
+			jumpUrl: input.jumpUrl,
+		});
 	};
 	const offering = async () => {
 		if (!guild.offerResourcesToAuthor) return;

@@ -17,7 +17,13 @@ export const SETTINGS_TIMEOUT_MS = 1_200;
 /** The most of a message kept (encrypted) with a crisis event, and only in servers that turned alerts on. */
 export const DETAILS_MAX_CHARS = 280;
 
-export const NO_RISK: Assessment = Object.freeze({ level: 'none', categories: [], thirdParty: false, language: [], evidence: [] }) as unknown as Assessment;
+export const NO_RISK: Assessment = Object.freeze({
+	level: 'none',
+	categories: [],
+	thirdParty: false,
+	language: [],
+	evidence: [],
+}) as unknown as Assessment;
 
 /**
  * Ambiguous: the screen saw a crisis phrase but a guard dropped or lowered it ("kill me now, another meeting", "I'm not
@@ -92,7 +98,12 @@ export function alertsConfigured(settings: { alertsEnabled: boolean; alertChanne
 }
 
 /** Resolves with `work`'s value, or `fallback` when it fails or takes longer than `ms` (the timer never outlives it). */
-export async function within<T>(work: Promise<T>, ms: number, fallback: T, onFallback?: (reason: 'timeout' | 'error', error?: unknown) => void): Promise<T> {
+export async function within<T>(
+	work: Promise<T>,
+	ms: number,
+	fallback: T,
+	onFallback?: (reason: 'timeout' | 'error', error?: unknown) => void,
+): Promise<T> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeout = new Promise<{ late: true }>((resolve) => (timer = setTimeout(() => resolve({ late: true }), ms)));
 	try {

@@ -39,7 +39,11 @@ async function bounded<T>(work: Promise<T>, fallback: T): Promise<T> {
 }
 
 /** Screens `text`; null when there is nothing to screen, the person opted out, or the text screens as no risk. */
-export async function screenPrivately(text: string | null | undefined, who: { userId: string; guildId: string | null }, deps: ScreenDeps): Promise<ScreenedText | null> {
+export async function screenPrivately(
+	text: string | null | undefined,
+	who: { userId: string; guildId: string | null },
+	deps: ScreenDeps,
+): Promise<ScreenedText | null> {
 	const trimmed = text?.trim();
 	if (!trimmed) return null;
 	const assessment = screen(trimmed);
@@ -47,7 +51,7 @@ export async function screenPrivately(text: string | null | undefined, who: { us
 	// Settings never hold the resources back long: when the database is slow, screening stays on (the safe side).
 	const [user, guild] = await Promise.all([
 		bounded(getUserSettings(deps.em(), who.userId), { country: null, screeningOptOut: false }),
-		who.guildId ? bounded(getGuildSettings(deps.em(), who.guildId), undefined) : undefined
+		who.guildId ? bounded(getGuildSettings(deps.em(), who.guildId), undefined) : undefined,
 	]);
 	if (user.screeningOptOut) return null;
 	return { assessment, resources: renderCrisisReply(assessment, resourceCountry(user, guild)) };
@@ -63,7 +67,7 @@ export async function recordScreened(screened: ScreenedText, guildId: string | n
 			level: screened.assessment.level,
 			categories: [...screened.assessment.categories],
 			trigger: 'command',
-			details: null
+			details: null,
 		});
 		await em.flush();
 	} catch (error) {

@@ -15,7 +15,7 @@ export type Feature = (typeof FEATURES)[number];
 export const FEATURE_LABELS: Record<Feature, string> = {
 	aiMentions: 'AI replies when Haven is mentioned',
 	games: 'Games (/joke, /trivia, /wouldyourather ...)',
-	ghostLetters: 'Ghost letters'
+	ghostLetters: 'Ghost letters',
 };
 
 const SNOWFLAKE = /^\d{17,20}$/;
@@ -49,7 +49,7 @@ export const guildSettingsSchema = z.object({
 	offerResourcesToAuthor: flag(false),
 	/** Channel for check-in prompts (wellbeing features). */
 	checkinChannelId: snowflake,
-	features: featuresSchema
+	features: featuresSchema,
 });
 
 export type GuildSettings = z.output<typeof guildSettingsSchema>;
@@ -105,11 +105,16 @@ export async function updateGuildSettings(em: EntityManager, guildId: string, pa
 			`insert into guilds (id, settings, joined_at, left_at, updated_at) values (?, '{}', ?, null, ?) on conflict (id) do nothing`,
 			[guildId, now, now],
 			'run',
-			ctx
+			ctx,
 		);
 		const rows = await connection.execute<{ settings: unknown }[]>('select settings from guilds where id = ? for update', [guildId], 'all', ctx);
 		const next = applyGuildSettingsPatch(parseGuildSettings(rows[0]?.settings), patch);
-		await connection.execute('update guilds set settings = ?::jsonb, updated_at = ? where id = ?', [JSON.stringify(next), now, guildId], 'run', ctx);
+		await connection.execute(
+			'update guilds set settings = ?::jsonb, updated_at = ? where id = ?',
+			[JSON.stringify(next), now, guildId],
+			'run',
+			ctx,
+		);
 		return next;
 	});
 }

@@ -17,10 +17,9 @@ export interface UserSettings {
 export const DEFAULT_USER_SETTINGS: Readonly<UserSettings> = Object.freeze({ country: null, screeningOptOut: false });
 
 export async function getUserSettings(em: EntityManager, userId: string): Promise<UserSettings> {
-	const rows = await em.getConnection().execute<{ country: string | null; screening_opt_out: boolean }[]>(
-		'select country, screening_opt_out from users where id = ?',
-		[userId]
-	);
+	const rows = await em
+		.getConnection()
+		.execute<{ country: string | null; screening_opt_out: boolean }[]>('select country, screening_opt_out from users where id = ?', [userId]);
 	const row = rows[0];
 	if (!row) return { ...DEFAULT_USER_SETTINGS };
 	return { country: normalizeCountry(row.country), screeningOptOut: row.screening_opt_out === true };
@@ -51,7 +50,7 @@ export async function updateUserSettings(em: EntityManager, userId: string, patc
 		`insert into users (id, country, screening_opt_out, memory_enabled, created_at, updated_at) values (?, ?, ?, true, ?, ?)
 		 on conflict (id) do update set ${sets.join(', ')}
 		 returning country, screening_opt_out`,
-		values
+		values,
 	);
 	const row = rows[0]!;
 	return { country: normalizeCountry(row.country), screeningOptOut: row.screening_opt_out === true };

@@ -42,7 +42,7 @@ export async function generate<T>(ai: Ai, request: GenerateRequest<T>): Promise<
 			careful: request.careful === true,
 			user: request.user,
 			maxTokens: request.maxTokens ?? 400,
-			timeoutMs: request.timeoutMs ?? AI_DEADLINE_MS
+			timeoutMs: request.timeoutMs ?? AI_DEADLINE_MS,
 		});
 		const value = request.parse(text);
 		if (value !== undefined) return { value, fromAi: true };
@@ -56,7 +56,8 @@ export async function generate<T>(ai: Ai, request: GenerateRequest<T>): Promise<
  * Content shown to a community must be kind and safe: no crisis language (the deterministic screen finds none), no
  * slurs or cruelty from a small list, no links. Conservative on purpose: a rejected answer only means the pool is used.
  */
-const UNKIND = /\b(kill|killing|die|dying|dead|death|suicide|suicidal|self[- ]?harm|cutting|blood|gun|guns|weapon|murder|drunk|drugs?|sex|sexy|nude|hate|stupid|idiot|dumb|ugly|fat|loser|retard\w*|whore|slut|bitch|fuck\w*|shit\w*|damn|hell)\b|https?:\/\/|www\./i;
+const UNKIND =
+	/\b(kill|killing|die|dying|dead|death|suicide|suicidal|self[- ]?harm|cutting|blood|gun|guns|weapon|murder|drunk|drugs?|sex|sexy|nude|hate|stupid|idiot|dumb|ugly|fat|loser|retard\w*|whore|slut|bitch|fuck\w*|shit\w*|damn|hell)\b|https?:\/\/|www\./i;
 
 export function isKind(text: string): boolean {
 	return !UNKIND.test(text) && screen(text).level === 'none';

@@ -11,7 +11,12 @@ import { DEFER_AFTER_MS, NO_MENTIONS, respondSoon, send, type View } from '../di
  */
 
 /** Like `respondSoon`, with a public or ephemeral first answer. */
-export async function answerSoon(interaction: RepliableInteraction, produce: () => Promise<View>, { ephemeral }: { ephemeral: boolean }, deferAfterMs = DEFER_AFTER_MS): Promise<void> {
+export async function answerSoon(
+	interaction: RepliableInteraction,
+	produce: () => Promise<View>,
+	{ ephemeral }: { ephemeral: boolean },
+	deferAfterMs = DEFER_AFTER_MS,
+): Promise<void> {
 	if (ephemeral) return respondSoon(interaction, produce, deferAfterMs);
 	const work = produce();
 	let timer: NodeJS.Timeout | undefined;
@@ -53,8 +58,8 @@ export async function guardComponent(interaction: ButtonInteraction | ModalSubmi
 }
 
 export const FEATURE_OFF: Record<Extract<Feature, 'games' | 'ghostLetters'>, string> = {
-	games: "Games are turned off in this server by its admins. You can still use them in a direct message with Haven.",
-	ghostLetters: 'Ghost letters are turned off in this server by its admins. You can still write one in a direct message with Haven.'
+	games: 'Games are turned off in this server by its admins. You can still use them in a direct message with Haven.',
+	ghostLetters: 'Ghost letters are turned off in this server by its admins. You can still write one in a direct message with Haven.',
 };
 
 /** Is a feature on where this interaction happens? Always in DMs; in a server, its /guildsettings decide. */

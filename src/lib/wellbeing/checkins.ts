@@ -33,7 +33,7 @@ export const MOODS: readonly Mood[] = Object.freeze([
 	{ value: 'lonely', label: 'Lonely', emoji: '😔', valence: -1 },
 	{ value: 'angry', label: 'Angry', emoji: '😠', valence: -1 },
 	{ value: 'overwhelmed', label: 'Overwhelmed', emoji: '😵', valence: -1 },
-	{ value: 'numb', label: 'Numb', emoji: '😶', valence: -1 }
+	{ value: 'numb', label: 'Numb', emoji: '😶', valence: -1 },
 ] as const satisfies readonly Mood[]);
 
 export const NOTE_MAX_LENGTH = 500;
@@ -88,7 +88,7 @@ const TREND_WORDS: Record<TrendDirection, string> = {
 	first: 'This is your first check-in here. Checking in regularly helps you notice patterns over time.',
 	brighter: 'Lately things look a little brighter than before.',
 	steady: 'Lately things look fairly steady.',
-	heavier: 'Lately things look a bit heavier than before. Be gentle with yourself.'
+	heavier: 'Lately things look a bit heavier than before. Be gentle with yourself.',
 };
 
 export function trendLine(trend: Trend): string {
@@ -124,7 +124,7 @@ export async function logCheckIn(em: EntityManager, input: NewCheckIn): Promise<
 		guildId: input.guildId,
 		mood: input.mood,
 		intensity: input.intensity,
-		note: input.note
+		note: input.note,
 	});
 	await em.flush();
 	return { id: row.id, mood: row.mood, intensity: row.intensity, note: row.note ?? null, createdAt: row.createdAt };
@@ -151,10 +151,19 @@ export function renderCheckInLogged(row: CheckInRow, newestFirst: readonly Check
 		'',
 		trendLine(trendOf(newestFirst)),
 		'',
-		suggestion(mood, row.intensity)
+		suggestion(mood, row.intensity),
 	];
 	if (reminderNote) lines.push('', reminderNote);
-	return { embeds: [{ title: 'Check-in saved', color: COLOR, description: lines.join('\n'), footer: { text: 'Only you can see this. /checkin history shows your recent check-ins.' } }] };
+	return {
+		embeds: [
+			{
+				title: 'Check-in saved',
+				color: COLOR,
+				description: lines.join('\n'),
+				footer: { text: 'Only you can see this. /checkin history shows your recent check-ins.' },
+			},
+		],
+	};
 }
 
 export function renderHistory(newestFirst: readonly CheckInRow[], total: number): View {
@@ -168,19 +177,22 @@ export function renderHistory(newestFirst: readonly CheckInRow[], total: number)
 	});
 	const counts = new Map<string, number>();
 	for (const row of newestFirst) counts.set(row.mood, (counts.get(row.mood) ?? 0) + 1);
-	const common = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([value, count]) => `${moodOf(value).emoji} ${moodOf(value).label} ×${count}`);
+	const common = [...counts.entries()]
+		.sort((a, b) => b[1] - a[1])
+		.slice(0, 3)
+		.map(([value, count]) => `${moodOf(value).emoji} ${moodOf(value).label} ×${count}`);
 	const trend = trendOf(newestFirst);
 	const chunks = chunkLines(lines, 3_000);
 	const embeds: APIEmbed[] = chunks.map((description, index) => ({
 		...(index === 0 ? { title: `Your last ${plural(newestFirst.length, 'check-in')}${total > newestFirst.length ? ` (of ${total})` : ''}` } : {}),
 		color: COLOR,
-		description
+		description,
 	}));
 	const last = embeds[embeds.length - 1]!;
 	last.fields = [
 		{ name: 'Most often', value: common.join(', '), inline: true },
 		{ name: 'Average intensity', value: `${trend.averageIntensity.toFixed(1)}/5`, inline: true },
-		{ name: 'Trend', value: trend.direction === 'first' ? 'Not enough check-ins yet' : TREND_WORDS[trend.direction] }
+		{ name: 'Trend', value: trend.direction === 'first' ? 'Not enough check-ins yet' : TREND_WORDS[trend.direction] },
 	];
 	last.footer = { text: 'Only you can see this. Notes are stored encrypted. /privacy explains what Haven keeps.' };
 	return { embeds };

@@ -27,45 +27,45 @@ export const COPING: Record<CopingKind, CopingInfo> = {
 		title: 'Breathing',
 		emoji: '🫁',
 		description: 'A short breathing exercise to slow things down',
-		task: 'Suggest one simple, well-known breathing exercise that suits how they feel. Give 3 to 6 short numbered steps, then one sentence of encouragement. Mention that they can stop if they feel light-headed.'
+		task: 'Suggest one simple, well-known breathing exercise that suits how they feel. Give 3 to 6 short numbered steps, then one sentence of encouragement. Mention that they can stop if they feel light-headed.',
 	},
 	grounding: {
 		title: 'Grounding',
 		emoji: '🌿',
 		description: 'A grounding exercise to come back to the present',
-		task: 'Suggest one grounding exercise (using the senses, the body or the room around them) that suits how they feel. Give 3 to 6 short numbered steps, then one sentence of encouragement.'
+		task: 'Suggest one grounding exercise (using the senses, the body or the room around them) that suits how they feel. Give 3 to 6 short numbered steps, then one sentence of encouragement.',
 	},
 	affirmation: {
 		title: 'Affirmation',
 		emoji: '💛',
 		description: 'A few kind words to tell yourself',
-		task: 'Write two or three short, believable affirmations in the first person that fit how they feel. Realistic and gentle, never forced positivity or denial of what they feel.'
+		task: 'Write two or three short, believable affirmations in the first person that fit how they feel. Realistic and gentle, never forced positivity or denial of what they feel.',
 	},
 	distraction: {
 		title: 'Distraction',
 		emoji: '🎈',
 		description: 'Gentle ideas to take your mind off things for a while',
-		task: 'Suggest three gentle, healthy, low-effort distractions that fit how they feel, as a short bulleted list. Nothing costly, risky or involving alcohol.'
+		task: 'Suggest three gentle, healthy, low-effort distractions that fit how they feel, as a short bulleted list. Nothing costly, risky or involving alcohol.',
 	},
 	challenge: {
 		title: 'Small challenge',
 		emoji: '🌱',
 		description: 'One small, kind thing to do for yourself today',
-		task: 'Suggest one small, kind, achievable self-care challenge for the next hour that fits how they feel. One or two sentences, specific and doable.'
+		task: 'Suggest one small, kind, achievable self-care challenge for the next hour that fits how they feel. One or two sentences, specific and doable.',
 	},
 	journal: {
 		title: 'Journal prompt',
 		emoji: '📓',
 		description: 'A prompt to write about, for yourself',
-		task: 'Offer one or two gentle journaling prompts that fit how they feel, as questions they can write about privately.'
-	}
+		task: 'Offer one or two gentle journaling prompts that fit how they feel, as questions they can write about privately.',
+	},
 };
 
 const COMMON_RULES = [
 	'This is the /coping command, not a conversation: ignore the usual conversational style and give the exercise directly.',
 	'Plain text; a short numbered or bulleted list is fine; no headings, no title, no greeting, no question back to them.',
 	'At most 120 words. Never diagnose, never give medical or medication advice, never write phone numbers or links.',
-	'If what they wrote sounds like danger to themselves, keep the exercise very gentle and add one sentence encouraging them to reach out to someone now.'
+	'If what they wrote sounds like danger to themselves, keep the exercise very gentle and add one sentence encouraging them to reach out to someone now.',
 ].join('\n');
 
 export function copingSystemPrompt(kind: CopingKind, shownPublicly: boolean): string {
@@ -82,7 +82,7 @@ export const BREATHING: readonly string[] = [
 	'**Longer out-breath**\n1. Sit or stand comfortably and drop your shoulders.\n2. Breathe in through your nose for a count of 4.\n3. Breathe out through your mouth for a count of 6, like blowing through a straw.\n4. Repeat for a minute or two.\nA longer out-breath tells your body it can slow down.',
 	'**Double inhale, long sigh**\n1. Take a normal breath in through your nose.\n2. At the top, take a second, shorter sip of air.\n3. Let it all out in a long, slow sigh through your mouth.\n4. Repeat two or three times, then breathe normally.',
 	'**Five-finger breathing**\n1. Hold one hand up and trace the outside of your fingers with the other index finger.\n2. Breathe in as you trace up a finger, out as you trace down.\n3. Go slowly across all five fingers and back.\nFocusing on your hand gives your mind one simple thing to follow.',
-	'**Counting breaths**\n1. Breathe naturally; do not try to change it.\n2. Count each out-breath: one, two, three... up to ten.\n3. If you lose count, start again at one without judging yourself.\n4. Do two or three rounds.'
+	'**Counting breaths**\n1. Breathe naturally; do not try to change it.\n2. Count each out-breath: one, two, three... up to ten.\n3. If you lose count, start again at one without judging yourself.\n4. Do two or three rounds.',
 ];
 
 export const GROUNDING: readonly string[] = [
@@ -90,7 +90,7 @@ export const GROUNDING: readonly string[] = [
 	'**Feet on the floor**\n1. Put both feet flat on the floor.\n2. Press down gently and notice the ground holding you.\n3. Wiggle your toes and notice your socks or shoes.\n4. Say to yourself: "I am here, right now, and this moment is passing."',
 	'**Cool water**\n1. Run cool water over your hands or wrists, or hold something cold.\n2. Notice the temperature and how it changes.\n3. Breathe slowly while you do it.\nA change of temperature can help your body shift gears.',
 	'**Categories game**\n1. Pick a category: animals, cities, fruits, films.\n2. Name one for every letter of the alphabet you can, A to Z.\n3. Go slowly; skipping letters is fine.\nGiving your mind a gentle puzzle pulls it back into the present.',
-	'**Describe the room**\n1. Pick one object near you.\n2. Describe it in detail as if to someone who has never seen it: colour, shape, texture, weight.\n3. Move on to a second object.\nTake your time; there is no right answer.'
+	'**Describe the room**\n1. Pick one object near you.\n2. Describe it in detail as if to someone who has never seen it: colour, shape, texture, weight.\n3. Move on to a second object.\nTake your time; there is no right answer.',
 ];
 
 export const AFFIRMATIONS: readonly string[] = [
@@ -111,7 +111,7 @@ export const AFFIRMATIONS: readonly string[] = [
 	'I am learning, and learning takes time.',
 	'I can be proud of myself for small things.',
 	'I do not have to earn rest, kindness or belonging.',
-	'This feeling is a visitor, not my whole story.'
+	'This feeling is a visitor, not my whole story.',
 ];
 
 export const DISTRACTIONS: readonly string[] = [
@@ -130,7 +130,7 @@ export const DISTRACTIONS: readonly string[] = [
 	'Cook or assemble a simple snack, paying attention to each step.',
 	'Take a slow walk around the block, or around your room.',
 	'Write a list of five things you are looking forward to, however small.',
-	'Rearrange your playlist or make a new one for a mood you would like to feel.'
+	'Rearrange your playlist or make a new one for a mood you would like to feel.',
 ];
 
 export const CHALLENGES: readonly string[] = [
@@ -149,7 +149,7 @@ export const CHALLENGES: readonly string[] = [
 	'Change into something comfortable.',
 	'Open a window and take five slow breaths of fresh air.',
 	'Say no to one thing today that you do not have the energy for.',
-	'Do one thing today just because you enjoy it.'
+	'Do one thing today just because you enjoy it.',
 ];
 
 export const JOURNAL_PROMPTS: readonly string[] = [
@@ -164,7 +164,7 @@ export const JOURNAL_PROMPTS: readonly string[] = [
 	'What is something you have been carrying that you could set down, even for a day?',
 	'Who or what made you smile recently, and why?',
 	'What would "good enough" look like today?',
-	'Write a short letter to yourself one year from now.'
+	'Write a short letter to yourself one year from now.',
 ];
 
 /** One exercise from Haven's own pool. */
@@ -175,9 +175,13 @@ export function copingFallback(kind: CopingKind, random: () => number = Math.ran
 		case 'grounding':
 			return pick(GROUNDING, random);
 		case 'affirmation':
-			return sample(AFFIRMATIONS, 3, random).map((line) => `> ${line}`).join('\n');
+			return sample(AFFIRMATIONS, 3, random)
+				.map((line) => `> ${line}`)
+				.join('\n');
 		case 'distraction':
-			return `A few ideas, pick whichever feels doable:\n${sample(DISTRACTIONS, 3, random).map((line) => `- ${line}`).join('\n')}`;
+			return `A few ideas, pick whichever feels doable:\n${sample(DISTRACTIONS, 3, random)
+				.map((line) => `- ${line}`)
+				.join('\n')}`;
 		case 'challenge':
 			return `Your small challenge: **${pick(CHALLENGES, random)}**\nNo pressure: if it is not doable today, that is okay too.`;
 		case 'journal':
@@ -212,7 +216,7 @@ export async function copingExercise(ai: Ai, request: CopingRequest, random: () 
 		fallback,
 		user: request.user,
 		careful: request.careful,
-		maxTokens: 350
+		maxTokens: 350,
 	});
 }
 
@@ -227,9 +231,9 @@ export function renderCoping(kind: CopingKind, exercise: Generated<string>): Vie
 				footer: {
 					text: exercise.fromAi
 						? 'Adapted to what you shared, with AI. Not medical advice. /crisis lists free support lines.'
-						: "One of Haven's exercises. Not medical advice. /crisis lists free support lines."
-				}
-			}
-		]
+						: "One of Haven's exercises. Not medical advice. /crisis lists free support lines.",
+				},
+			},
+		],
 	};
 }

@@ -33,7 +33,7 @@ export const JOKES: readonly string[] = [
 	'Why do cows wear bells? Because their horns do not work.',
 	'What do you call a fish wearing a bowtie? Sofishticated.',
 	'Why did the music teacher need a ladder? To reach the high notes.',
-	'What do you call a train carrying bubblegum? A chew-chew train.'
+	'What do you call a train carrying bubblegum? A chew-chew train.',
 ];
 
 export const COMPLIMENTS: readonly string[] = [
@@ -56,10 +56,25 @@ export const COMPLIMENTS: readonly string[] = [
 	'Your enthusiasm is contagious in the best way.',
 	'You are thoughtful in a way that makes a real difference.',
 	'You have a good heart, and it shows.',
-	'Being around you is like a cup of tea on a cold day.'
+	'Being around you is like a cup of tea on a cold day.',
 ];
 
-const JOKE_TOPICS = ['animals', 'food', 'space', 'the weather', 'music', 'books', 'computers', 'the ocean', 'plants', 'sports', 'school', 'cats', 'dogs', 'coffee'];
+const JOKE_TOPICS = [
+	'animals',
+	'food',
+	'space',
+	'the weather',
+	'music',
+	'books',
+	'computers',
+	'the ocean',
+	'plants',
+	'sports',
+	'school',
+	'cats',
+	'dogs',
+	'coffee',
+];
 
 const FUN_RULES =
 	'This is a fun command in a public Discord server, not a conversation: ignore the usual conversational style. Reply with only the requested text: no preamble, no quotes, no emoji spam, no hashtags. Family-friendly and kind: no insults, no stereotypes, no dark, violent, sexual, political or religious humour, nothing about death, illness or mental health.';
@@ -71,7 +86,7 @@ export async function joke(ai: Ai, user: string | undefined, random: () => numbe
 		parse: (text) => parsePlain(text, { max: 300, min: 10 }),
 		fallback: () => pick(JOKES, random),
 		user,
-		maxTokens: 120
+		maxTokens: 120,
 	});
 }
 
@@ -82,14 +97,21 @@ export async function compliment(ai: Ai, user: string | undefined, random: () =>
 		parse: (text) => parsePlain(text, { max: 280, min: 10 }),
 		fallback: () => pick(COMPLIMENTS, random),
 		user,
-		maxTokens: 100
+		maxTokens: 100,
 	});
 }
 
 /** A display name safe to show: no markdown, no mention syntax, no line breaks, at most 64 characters. */
 export function safeName(name: string): string {
-	const flat = name.replace(/[\r\n\t]+/g, ' ').trim().slice(0, 64) || 'someone';
-	return flat.replace(/[\\*_~`|>#[\]()-]/g, (c) => `\\${c}`).replace(/@/g, '@\u200b').replace(/<(?=[@#:a])/g, '<\u200b');
+	const flat =
+		name
+			.replace(/[\r\n\t]+/g, ' ')
+			.trim()
+			.slice(0, 64) || 'someone';
+	return flat
+		.replace(/[\\*_~`|>#[\]()-]/g, (c) => `\\${c}`)
+		.replace(/@/g, '@\u200b')
+		.replace(/<(?=[@#:a])/g, '<\u200b');
 }
 
 export function renderJoke(result: Generated<string>): View {

@@ -28,7 +28,7 @@ export const CATEGORY_LABELS: Record<TriviaCategory, string> = {
 	nature: 'Nature and animals',
 	geography: 'Geography',
 	space: 'Space',
-	food: 'Food'
+	food: 'Food',
 };
 
 export interface TriviaQuestion {
@@ -46,35 +46,145 @@ const q = (category: TriviaCategory, question: string, choices: [string, string,
 	question,
 	choices,
 	answer: 0,
-	explanation
+	explanation,
 });
 
 /** The pool: the correct answer is listed first here and shuffled when a round starts. */
 export const TRIVIA_POOL: readonly TriviaQuestion[] = [
-	q('science', 'Which gas do plants take in from the air to make their food?', ['Carbon dioxide', 'Oxygen', 'Nitrogen', 'Helium'], 'Plants use sunlight to turn carbon dioxide and water into sugar, releasing oxygen as they do.'),
+	q(
+		'science',
+		'Which gas do plants take in from the air to make their food?',
+		['Carbon dioxide', 'Oxygen', 'Nitrogen', 'Helium'],
+		'Plants use sunlight to turn carbon dioxide and water into sugar, releasing oxygen as they do.',
+	),
 	q('science', 'What is the chemical symbol for gold?', ['Au', 'Ag', 'Gd', 'Go'], 'Au comes from "aurum", the Latin word for gold. Ag is silver.'),
-	q('science', 'What is the hardest natural substance?', ['Diamond', 'Quartz', 'Iron', 'Granite'], 'Diamond is carbon arranged in a very strong crystal lattice, which makes it the hardest natural material.'),
-	q('science', 'At sea level, at what temperature does water boil?', ['100 °C', '90 °C', '80 °C', '120 °C'], 'At normal sea-level pressure water boils at 100 °C (212 °F); higher up, it boils at a lower temperature.'),
-	q('nature', 'How many hearts does an octopus have?', ['Three', 'One', 'Two', 'Four'], 'Two hearts pump blood through the gills and a third pumps it around the rest of the body.'),
-	q('nature', 'Which is the largest animal known to have ever lived?', ['Blue whale', 'African elephant', 'Tyrannosaurus', 'Giant squid'], 'Blue whales can be around 30 metres long, bigger than any known dinosaur.'),
-	q('nature', 'What do bees mostly collect from flowers to make honey?', ['Nectar', 'Pollen', 'Sap', 'Dew'], 'Honey is made from nectar; bees collect pollen too, but mainly as food for their young.'),
-	q('nature', 'Which animal is famous for sleeping hanging upside down in trees for most of the day?', ['Sloth', 'Koala', 'Panda', 'Otter'], 'Sloths spend most of their lives hanging in the treetops and move very slowly to save energy.'),
-	q('geography', 'Which is the largest ocean on Earth?', ['Pacific', 'Atlantic', 'Indian', 'Arctic'], 'The Pacific covers about a third of the planet’s surface, more than all the land combined.'),
-	q('geography', 'What is the capital city of Canada?', ['Ottawa', 'Toronto', 'Vancouver', 'Montreal'], 'Ottawa, in Ontario, has been the capital since the 1860s, although Toronto is the largest city.'),
-	q('geography', 'Which continent has the most countries?', ['Africa', 'Asia', 'Europe', 'South America'], 'Africa has 54 countries recognised by the United Nations, more than any other continent.'),
-	q('geography', 'Through which continent does the Amazon River flow?', ['South America', 'Africa', 'Asia', 'North America'], 'The Amazon flows across South America, mostly through Brazil, to the Atlantic Ocean.'),
-	q('space', 'Which planet is known as the Red Planet?', ['Mars', 'Venus', 'Jupiter', 'Mercury'], 'Iron-rich dust on its surface gives Mars its reddish colour.'),
-	q('space', 'What is the largest planet in our solar system?', ['Jupiter', 'Saturn', 'Neptune', 'Earth'], 'Jupiter is so big that all the other planets could fit inside it.'),
-	q('space', 'Which planet is famous for its bright, wide rings?', ['Saturn', 'Mars', 'Mercury', 'Venus'], 'Saturn’s rings are made of countless pieces of ice and rock; other giant planets have fainter rings too.'),
-	q('space', 'What is the closest star to Earth?', ['The Sun', 'Proxima Centauri', 'Sirius', 'Polaris'], 'The Sun is a star. The next closest, Proxima Centauri, is over four light-years away.'),
-	q('food', 'Which fruit carries its seeds on the outside?', ['Strawberry', 'Banana', 'Kiwi', 'Mango'], 'The little specks on a strawberry’s skin are its seeds, around two hundred of them.'),
-	q('food', 'What is the main ingredient of guacamole?', ['Avocado', 'Cucumber', 'Peas', 'Lime'], 'Guacamole is mashed avocado, usually with lime, onion, tomato and coriander.'),
-	q('food', 'Which spice gives many curries their golden-yellow colour?', ['Turmeric', 'Cumin', 'Paprika', 'Cinnamon'], 'Turmeric, a root related to ginger, has a strong yellow colour.'),
+	q(
+		'science',
+		'What is the hardest natural substance?',
+		['Diamond', 'Quartz', 'Iron', 'Granite'],
+		'Diamond is carbon arranged in a very strong crystal lattice, which makes it the hardest natural material.',
+	),
+	q(
+		'science',
+		'At sea level, at what temperature does water boil?',
+		['100 °C', '90 °C', '80 °C', '120 °C'],
+		'At normal sea-level pressure water boils at 100 °C (212 °F); higher up, it boils at a lower temperature.',
+	),
+	q(
+		'nature',
+		'How many hearts does an octopus have?',
+		['Three', 'One', 'Two', 'Four'],
+		'Two hearts pump blood through the gills and a third pumps it around the rest of the body.',
+	),
+	q(
+		'nature',
+		'Which is the largest animal known to have ever lived?',
+		['Blue whale', 'African elephant', 'Tyrannosaurus', 'Giant squid'],
+		'Blue whales can be around 30 metres long, bigger than any known dinosaur.',
+	),
+	q(
+		'nature',
+		'What do bees mostly collect from flowers to make honey?',
+		['Nectar', 'Pollen', 'Sap', 'Dew'],
+		'Honey is made from nectar; bees collect pollen too, but mainly as food for their young.',
+	),
+	q(
+		'nature',
+		'Which animal is famous for sleeping hanging upside down in trees for most of the day?',
+		['Sloth', 'Koala', 'Panda', 'Otter'],
+		'Sloths spend most of their lives hanging in the treetops and move very slowly to save energy.',
+	),
+	q(
+		'geography',
+		'Which is the largest ocean on Earth?',
+		['Pacific', 'Atlantic', 'Indian', 'Arctic'],
+		'The Pacific covers about a third of the planet’s surface, more than all the land combined.',
+	),
+	q(
+		'geography',
+		'What is the capital city of Canada?',
+		['Ottawa', 'Toronto', 'Vancouver', 'Montreal'],
+		'Ottawa, in Ontario, has been the capital since the 1860s, although Toronto is the largest city.',
+	),
+	q(
+		'geography',
+		'Which continent has the most countries?',
+		['Africa', 'Asia', 'Europe', 'South America'],
+		'Africa has 54 countries recognised by the United Nations, more than any other continent.',
+	),
+	q(
+		'geography',
+		'Through which continent does the Amazon River flow?',
+		['South America', 'Africa', 'Asia', 'North America'],
+		'The Amazon flows across South America, mostly through Brazil, to the Atlantic Ocean.',
+	),
+	q(
+		'space',
+		'Which planet is known as the Red Planet?',
+		['Mars', 'Venus', 'Jupiter', 'Mercury'],
+		'Iron-rich dust on its surface gives Mars its reddish colour.',
+	),
+	q(
+		'space',
+		'What is the largest planet in our solar system?',
+		['Jupiter', 'Saturn', 'Neptune', 'Earth'],
+		'Jupiter is so big that all the other planets could fit inside it.',
+	),
+	q(
+		'space',
+		'Which planet is famous for its bright, wide rings?',
+		['Saturn', 'Mars', 'Mercury', 'Venus'],
+		'Saturn’s rings are made of countless pieces of ice and rock; other giant planets have fainter rings too.',
+	),
+	q(
+		'space',
+		'What is the closest star to Earth?',
+		['The Sun', 'Proxima Centauri', 'Sirius', 'Polaris'],
+		'The Sun is a star. The next closest, Proxima Centauri, is over four light-years away.',
+	),
+	q(
+		'food',
+		'Which fruit carries its seeds on the outside?',
+		['Strawberry', 'Banana', 'Kiwi', 'Mango'],
+		'The little specks on a strawberry’s skin are its seeds, around two hundred of them.',
+	),
+	q(
+		'food',
+		'What is the main ingredient of guacamole?',
+		['Avocado', 'Cucumber', 'Peas', 'Lime'],
+		'Guacamole is mashed avocado, usually with lime, onion, tomato and coriander.',
+	),
+	q(
+		'food',
+		'Which spice gives many curries their golden-yellow colour?',
+		['Turmeric', 'Cumin', 'Paprika', 'Cinnamon'],
+		'Turmeric, a root related to ginger, has a strong yellow colour.',
+	),
 	q('food', 'What are dried grapes called?', ['Raisins', 'Prunes', 'Dates', 'Figs'], 'Raisins are dried grapes; prunes are dried plums.'),
-	q('general', 'How many sides does a hexagon have?', ['Six', 'Five', 'Seven', 'Eight'], '"Hex" comes from the Greek for six. Honeycomb cells are hexagons.'),
-	q('general', 'How many colours are traditionally named in a rainbow?', ['Seven', 'Five', 'Six', 'Eight'], 'Red, orange, yellow, green, blue, indigo and violet: seven, a list popularised by Isaac Newton.'),
-	q('general', 'Which instrument usually has 88 keys?', ['Piano', 'Guitar', 'Violin', 'Flute'], 'A standard modern piano has 88 keys: 52 white and 36 black.'),
-	q('general', 'In which language is "gracias" a way to say thank you?', ['Spanish', 'Italian', 'French', 'Portuguese'], '"Gracias" is Spanish. In Italian it is "grazie", in French "merci", in Portuguese "obrigado" or "obrigada".')
+	q(
+		'general',
+		'How many sides does a hexagon have?',
+		['Six', 'Five', 'Seven', 'Eight'],
+		'"Hex" comes from the Greek for six. Honeycomb cells are hexagons.',
+	),
+	q(
+		'general',
+		'How many colours are traditionally named in a rainbow?',
+		['Seven', 'Five', 'Six', 'Eight'],
+		'Red, orange, yellow, green, blue, indigo and violet: seven, a list popularised by Isaac Newton.',
+	),
+	q(
+		'general',
+		'Which instrument usually has 88 keys?',
+		['Piano', 'Guitar', 'Violin', 'Flute'],
+		'A standard modern piano has 88 keys: 52 white and 36 black.',
+	),
+	q(
+		'general',
+		'In which language is "gracias" a way to say thank you?',
+		['Spanish', 'Italian', 'French', 'Portuguese'],
+		'"Gracias" is Spanish. In Italian it is "grazie", in French "merci", in Portuguese "obrigado" or "obrigada".',
+	),
 ];
 
 export interface WyrQuestion {
@@ -108,7 +218,7 @@ export const WYR_POOL: readonly WyrQuestion[] = [
 	{ a: 'travel by hot-air balloon', b: 'travel by old steam train' },
 	{ a: 'always have a snack in your pocket', b: 'always have a good song stuck in your head' },
 	{ a: 'be able to talk to plants', b: 'be able to make plants grow instantly' },
-	{ a: 'go camping under the stars', b: 'stay in a fancy hotel' }
+	{ a: 'go camping under the stars', b: 'stay in a fancy hotel' },
 ];
 
 /** The correct answer moved to a random place (the pool lists it first). */
@@ -174,14 +284,19 @@ export function parseWyr(text: string): WyrQuestion | undefined {
 const GAME_RULES =
 	'This is a game in a public Discord server, not a conversation: ignore the usual conversational style. Reply with only one JSON object, no code fences, no text around it. Family-friendly, kind and inclusive: nothing violent, scary, sexual, political, religious, gross, or about death, illness, mental health, alcohol or drugs.';
 
-export async function triviaQuestion(ai: Ai, category: TriviaCategory, user: string | undefined, random: () => number = Math.random): Promise<Generated<TriviaQuestion>> {
+export async function triviaQuestion(
+	ai: Ai,
+	category: TriviaCategory,
+	user: string | undefined,
+	random: () => number = Math.random,
+): Promise<Generated<TriviaQuestion>> {
 	const generated = await generate(ai, {
 		system: `${GAME_RULES}\nTask: one multiple-choice trivia question about ${CATEGORY_LABELS[category].toLowerCase()}. It must have exactly one clearly correct, well-established answer (no trick questions, no opinions, nothing that changes over time). Format: {"question": "...", "choices": ["...", "...", "...", "..."], "answer": <index 0-3 of the correct choice>, "explanation": "one or two sentences on why"}. Choices at most 80 characters each.`,
 		prompt: `A ${CATEGORY_LABELS[category].toLowerCase()} trivia question, please.`,
 		parse: (text) => parseTrivia(text, category),
 		fallback: () => triviaFallback(category, random),
 		user,
-		maxTokens: 350
+		maxTokens: 350,
 	});
 	// The model tends to put the answer first: shuffle its rounds too.
 	return generated.fromAi ? { ...generated, value: shuffleQuestion(generated.value, random) } : generated;
@@ -194,7 +309,7 @@ export async function wyrQuestion(ai: Ai, user: string | undefined, random: () =
 		parse: parseWyr,
 		fallback: () => pick(WYR_POOL, random),
 		user,
-		maxTokens: 150
+		maxTokens: 150,
 	});
 }
 
@@ -216,17 +331,14 @@ export interface Round<T> {
 export async function createRound(
 	em: EntityManager,
 	input: { kind: GameKind; guildId: string | null; startedBy: string; content: TriviaQuestion | WyrQuestion; fromAi: boolean },
-	now = new Date()
+	now = new Date(),
 ): Promise<number> {
 	const rows = await em
 		.getConnection()
-		.execute<{ id: number }[]>('insert into game_rounds (kind, guild_id, started_by, content, revealed_at, created_at) values (?, ?, ?, ?::jsonb, null, ?) returning id', [
-			input.kind,
-			input.guildId,
-			input.startedBy,
-			JSON.stringify({ ...input.content, fromAi: input.fromAi }),
-			now
-		]);
+		.execute<{ id: number }[]>(
+			'insert into game_rounds (kind, guild_id, started_by, content, revealed_at, created_at) values (?, ?, ?, ?::jsonb, null, ?) returning id',
+			[input.kind, input.guildId, input.startedBy, JSON.stringify({ ...input.content, fromAi: input.fromAi }), now],
+		);
 	return Number(rows[0]!.id);
 }
 
@@ -257,7 +369,7 @@ export async function loadRound(em: EntityManager, id: number, kind: GameKind): 
 		.getConnection()
 		.execute<{ id: number; kind: string; started_by: string; content: unknown; revealed_at: Date | null }[]>(
 			'select id, kind, started_by, content, revealed_at from game_rounds where id = ? and kind = ?',
-			[id, kind]
+			[id, kind],
 		);
 	const row = rows[0];
 	if (!row) return null;
@@ -274,15 +386,23 @@ export async function castVote(em: EntityManager, roundId: number, userId: strin
 	const connection = em.getConnection();
 	const inserted = await connection.execute<{ choice: number }[]>(
 		'insert into game_votes (round_id, user_id, choice, created_at) values (?, ?, ?, ?) on conflict (round_id, user_id) do nothing returning choice',
-		[roundId, userId, choice, now]
+		[roundId, userId, choice, now],
 	);
 	if (inserted.length) return { counted: true, choice };
-	const existing = await connection.execute<{ choice: number }[]>('select choice from game_votes where round_id = ? and user_id = ?', [roundId, userId]);
+	const existing = await connection.execute<{ choice: number }[]>('select choice from game_votes where round_id = ? and user_id = ?', [
+		roundId,
+		userId,
+	]);
 	return { counted: false, choice: Number(existing[0]?.choice ?? choice) };
 }
 
 export async function tally(em: EntityManager, roundId: number, options: number): Promise<number[]> {
-	const rows = await em.getConnection().execute<{ choice: number; votes: string | number }[]>('select choice, count(*) as votes from game_votes where round_id = ? group by choice', [roundId]);
+	const rows = await em
+		.getConnection()
+		.execute<{ choice: number; votes: string | number }[]>(
+			'select choice, count(*) as votes from game_votes where round_id = ? group by choice',
+			[roundId],
+		);
 	const counts = Array.from({ length: options }, () => 0);
 	for (const row of rows) if (row.choice >= 0 && row.choice < options) counts[row.choice] = Number(row.votes);
 	return counts;
@@ -290,7 +410,9 @@ export async function tally(em: EntityManager, roundId: number, options: number)
 
 /** Marks a round revealed; false when it already was (the first reveal wins). */
 export async function revealRound(em: EntityManager, roundId: number, now = new Date()): Promise<boolean> {
-	const rows = await em.getConnection().execute<{ id: number }[]>('update game_rounds set revealed_at = ? where id = ? and revealed_at is null returning id', [now, roundId]);
+	const rows = await em
+		.getConnection()
+		.execute<{ id: number }[]>('update game_rounds set revealed_at = ? where id = ? and revealed_at is null returning id', [now, roundId]);
 	return rows.length === 1;
 }
 
@@ -317,7 +439,10 @@ export function withRoundLock<T>(roundId: number, work: () => Promise<T>): Promi
 // ---------------------------------------------------------------------------------------------------------------------
 // Custom ids
 
-export type GameButton = { game: 'trivia'; roundId: number; action: 'answer'; choice: number } | { game: 'trivia'; roundId: number; action: 'reveal' } | { game: 'wyr'; roundId: number; choice: number };
+export type GameButton =
+	| { game: 'trivia'; roundId: number; action: 'answer'; choice: number }
+	| { game: 'trivia'; roundId: number; action: 'reveal' }
+	| { game: 'wyr'; roundId: number; choice: number };
 
 export function triviaButtonId(roundId: number, choice: number | 'reveal'): string {
 	return `trivia:${roundId}:${choice}`;
@@ -331,7 +456,9 @@ export function parseGameButton(customId: string): GameButton | null {
 	const trivia = /^trivia:(\d{1,9}):([0-3]|reveal)$/.exec(customId);
 	if (trivia) {
 		const roundId = Number(trivia[1]);
-		return trivia[2] === 'reveal' ? { game: 'trivia', roundId, action: 'reveal' } : { game: 'trivia', roundId, action: 'answer', choice: Number(trivia[2]) };
+		return trivia[2] === 'reveal'
+			? { game: 'trivia', roundId, action: 'reveal' }
+			: { game: 'trivia', roundId, action: 'answer', choice: Number(trivia[2]) };
 	}
 	const wyr = /^wyr:(\d{1,9}):([01])$/.exec(customId);
 	return wyr ? { game: 'wyr', roundId: Number(wyr[1]), choice: Number(wyr[2]) } : null;
@@ -342,7 +469,12 @@ export function parseGameButton(customId: string): GameButton | null {
 
 export const LETTERS = ['A', 'B', 'C', 'D'] as const;
 
-function btn(label: string, customId: string, style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger, disabled = false): APIButtonComponent {
+function btn(
+	label: string,
+	customId: string,
+	style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
+	disabled = false,
+): APIButtonComponent {
 	return { type: ComponentType.Button, style, label, custom_id: customId, disabled };
 }
 
@@ -364,14 +496,29 @@ export function renderTrivia(roundId: number, question: TriviaQuestion, counts: 
 				title: `🧠 Trivia · ${CATEGORY_LABELS[question.category] ?? 'General knowledge'}`,
 				color: COLOR,
 				description: lines.join('\n'),
-				...(revealed ? { fields: [{ name: 'Answer', value: `**${LETTERS[question.answer]}. ${question.choices[question.answer]}**\n${question.explanation}` }] } : {}),
-				footer: { text: footer }
-			}
+				...(revealed
+					? {
+							fields: [
+								{
+									name: 'Answer',
+									value: `**${LETTERS[question.answer]}. ${question.choices[question.answer]}**\n${question.explanation}`,
+								},
+							],
+						}
+					: {}),
+				footer: { text: footer },
+			},
 		],
 		components: [
-			{ type: ComponentType.ActionRow, components: question.choices.map((_, i) => btn(LETTERS[i]!, triviaButtonId(roundId, i), ButtonStyle.Primary, revealed)) },
-			{ type: ComponentType.ActionRow, components: [btn(revealed ? 'Answer revealed' : 'Reveal answer', triviaButtonId(roundId, 'reveal'), ButtonStyle.Secondary, revealed)] }
-		]
+			{
+				type: ComponentType.ActionRow,
+				components: question.choices.map((_, i) => btn(LETTERS[i]!, triviaButtonId(roundId, i), ButtonStyle.Primary, revealed)),
+			},
+			{
+				type: ComponentType.ActionRow,
+				components: [btn(revealed ? 'Answer revealed' : 'Reveal answer', triviaButtonId(roundId, 'reveal'), ButtonStyle.Secondary, revealed)],
+			},
+		],
 	};
 }
 
@@ -405,15 +552,18 @@ export function renderWyr(roundId: number, question: WyrQuestion, counts: number
 				title: '🤔 Would you rather…',
 				color: COLOR,
 				description: [`🅰️ ${question.a}`, bar(a, total), '', `🅱️ ${question.b}`, bar(b, total)].join('\n'),
-				footer: { text: `${plural(total, 'vote')} · one vote each${fromAi ? ' · question written with AI' : ''}` }
-			}
+				footer: { text: `${plural(total, 'vote')} · one vote each${fromAi ? ' · question written with AI' : ''}` },
+			},
 		],
 		components: [
 			{
 				type: ComponentType.ActionRow,
-				components: [btn(`A · ${a}`, wyrButtonId(roundId, 0), ButtonStyle.Primary), btn(`B · ${b}`, wyrButtonId(roundId, 1), ButtonStyle.Success)]
-			}
-		]
+				components: [
+					btn(`A · ${a}`, wyrButtonId(roundId, 0), ButtonStyle.Primary),
+					btn(`B · ${b}`, wyrButtonId(roundId, 1), ButtonStyle.Success),
+				],
+			},
+		],
 	};
 }
 

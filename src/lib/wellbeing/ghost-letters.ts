@@ -71,11 +71,11 @@ export function letterModal(mode: LetterMode): APIModalInteractionResponseCallba
 						min_length: 1,
 						max_length: LETTER_MAX_LENGTH,
 						required: true,
-						placeholder: mode === 'keep' ? 'Stored encrypted. Nobody else can read it.' : 'Nothing you write here is saved.'
-					}
-				]
-			}
-		]
+						placeholder: mode === 'keep' ? 'Stored encrypted. Nobody else can read it.' : 'Nothing you write here is saved.',
+					},
+				],
+			},
+		],
 	};
 }
 
@@ -102,7 +102,11 @@ export async function keepLetter(em: EntityManager, userId: string, content: str
 }
 
 /** The `index`-th letter, newest first (0 = newest), and how many there are. */
-export async function letterAt(em: EntityManager, userId: string, index: number): Promise<{ letter: LetterRow | null; total: number; index: number }> {
+export async function letterAt(
+	em: EntityManager,
+	userId: string,
+	index: number,
+): Promise<{ letter: LetterRow | null; total: number; index: number }> {
 	const total = await countLetters(em, userId);
 	if (total === 0) return { letter: null, total, index: 0 };
 	const at = Math.min(Math.max(0, index), total - 1);
@@ -123,7 +127,7 @@ export async function clearLetters(em: EntityManager, userId: string): Promise<n
 
 export function renderKept(total: number): View {
 	return {
-		content: `🔒 Kept. Your letter is stored encrypted and only you can read it, with \`/ghostletter read\`. You keep ${plural(total, 'letter')}. \`/ghostletter clear\` deletes them all.`
+		content: `🔒 Kept. Your letter is stored encrypted and only you can read it, with \`/ghostletter read\`. You keep ${plural(total, 'letter')}. \`/ghostletter clear\` deletes them all.`,
 	};
 }
 
@@ -132,18 +136,27 @@ export const LIMIT_REACHED = `You already keep ${MAX_KEPT_LETTERS} letters, the 
 export const LET_GO = [
 	'💨 Let go. Nothing you wrote was saved: not the words, not a trace.',
 	'',
-	'Writing things down can take a little of their weight. Take a slow breath before you go back to your day.'
+	'Writing things down can take a little of their weight. Take a slow breath before you go back to your day.',
 ].join('\n');
 
 const unix = (date: Date) => Math.floor(date.getTime() / 1000);
 
-function button(label: string, customId: string, style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger, disabled = false): APIButtonComponent {
+function button(
+	label: string,
+	customId: string,
+	style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
+	disabled = false,
+): APIButtonComponent {
 	return { type: ComponentType.Button, style, label, custom_id: customId, disabled };
 }
 
 export function renderLetter(userId: string, page: { letter: LetterRow | null; total: number; index: number }, notice?: string): View {
 	if (!page.letter) {
-		return { content: `${notice ? `${notice}\n` : ''}You have no kept letters. \`/ghostletter keep\` writes one; only you will ever read it.`, embeds: [], components: [] };
+		return {
+			content: `${notice ? `${notice}\n` : ''}You have no kept letters. \`/ghostletter keep\` writes one; only you will ever read it.`,
+			embeds: [],
+			components: [],
+		};
 	}
 	const { letter, total, index } = page;
 	return {
@@ -154,8 +167,8 @@ export function renderLetter(userId: string, page: { letter: LetterRow | null; t
 				color: COLOR,
 				description: letter.content,
 				fields: [{ name: 'Written', value: `<t:${unix(letter.createdAt)}:f>` }],
-				footer: { text: 'Only you can see this. Stored encrypted.' }
-			}
+				footer: { text: 'Only you can see this. Stored encrypted.' },
+			},
 		],
 		components: [
 			{
@@ -163,10 +176,10 @@ export function renderLetter(userId: string, page: { letter: LetterRow | null; t
 				components: [
 					button('Newer', pageButtonId(userId, index - 1), ButtonStyle.Secondary, index === 0),
 					button('Older', pageButtonId(userId, index + 1), ButtonStyle.Secondary, index >= total - 1),
-					button('Delete this letter', deleteButtonId(userId, letter.id), ButtonStyle.Danger)
-				]
-			}
-		]
+					button('Delete this letter', deleteButtonId(userId, letter.id), ButtonStyle.Danger),
+				],
+			},
+		],
 	};
 }
 
@@ -177,14 +190,21 @@ export function renderClearConfirm(userId: string, total: number): View {
 		components: [
 			{
 				type: ComponentType.ActionRow,
-				components: [button(`Delete ${plural(total, 'letter')}`, clearButtonId(userId, true), ButtonStyle.Danger), button('Cancel', clearButtonId(userId, false), ButtonStyle.Secondary)]
-			}
-		]
+				components: [
+					button(`Delete ${plural(total, 'letter')}`, clearButtonId(userId, true), ButtonStyle.Danger),
+					button('Cancel', clearButtonId(userId, false), ButtonStyle.Secondary),
+				],
+			},
+		],
 	};
 }
 
 export function renderCleared(deleted: number): View {
-	return { content: deleted ? `🗑️ Deleted ${plural(deleted, 'letter')}. They are gone for good.` : 'There was nothing to delete.', embeds: [], components: [] };
+	return {
+		content: deleted ? `🗑️ Deleted ${plural(deleted, 'letter')}. They are gone for good.` : 'There was nothing to delete.',
+		embeds: [],
+		components: [],
+	};
 }
 
 export const CLEAR_CANCELLED: View = { content: 'Cancelled: your letters are untouched.', embeds: [], components: [] };

@@ -28,7 +28,7 @@ function toView(row: Row): ReminderSettingsView {
 		timezone: row.timezone,
 		quiet: quietOf(row),
 		nextDueAt: asDate(row.next_due_at),
-		disabledReason: row.disabled_reason
+		disabledReason: row.disabled_reason,
 	};
 }
 
@@ -39,17 +39,15 @@ export function reminderStore(em: () => EntityManager): ReminderStore {
 				.getConnection()
 				.execute<Row[]>(
 					'select user_id, enabled, interval_minutes, timezone, quiet_start, quiet_end, next_due_at, disabled_reason from check_in_reminders where enabled and next_due_at <= ? order by next_due_at limit ?',
-					[now, limit]
+					[now, limit],
 				);
-			return rows.map(
-				(row): DueReminder => ({
-					userId: row.user_id,
-					intervalMinutes: Number(row.interval_minutes),
-					timezone: row.timezone,
-					quiet: quietOf(row),
-					nextDueAt: asDate(row.next_due_at)
-				})
-			);
+			return rows.map((row): DueReminder => ({
+				userId: row.user_id,
+				intervalMinutes: Number(row.interval_minutes),
+				timezone: row.timezone,
+				quiet: quietOf(row),
+				nextDueAt: asDate(row.next_due_at),
+			}));
 		},
 		async claim(userId, expected, next, sentAt) {
 			const rows = await em()
@@ -57,20 +55,29 @@ export function reminderStore(em: () => EntityManager): ReminderStore {
 				.execute<{ user_id: string }[]>(
 					`update check_in_reminders set next_due_at = ?, last_sent_at = coalesce(?, last_sent_at), updated_at = ?
 					 where user_id = ? and enabled and next_due_at = ? returning user_id`,
-					[next, sentAt, sentAt ?? next, userId, expected]
+					[next, sentAt, sentAt ?? next, userId, expected],
 				);
 			return rows.length === 1;
 		},
 		async disable(userId, reason, now) {
-			await em().getConnection().execute('update check_in_reminders set enabled = false, disabled_reason = ?, updated_at = ? where user_id = ?', [reason, now, userId], 'run');
-		}
+			await em()
+				.getConnection()
+				.execute(
+					'update check_in_reminders set enabled = false, disabled_reason = ?, updated_at = ? where user_id = ?',
+					[reason, now, userId],
+					'run',
+				);
+		},
 	};
 }
 
 export async function getReminder(em: EntityManager, userId: string): Promise<ReminderSettingsView | null> {
 	const rows = await em
 		.getConnection()
-		.execute<Row[]>('select user_id, enabled, interval_minutes, timezone, quiet_start, quiet_end, next_due_at, disabled_reason from check_in_reminders where user_id = ?', [userId]);
+		.execute<Row[]>(
+			'select user_id, enabled, interval_minutes, timezone, quiet_start, quiet_end, next_due_at, disabled_reason from check_in_reminders where user_id = ?',
+			[userId],
+		);
 	return rows[0] ? toView(rows[0]) : null;
 }
 
@@ -91,7 +98,7 @@ export async function setReminder(em: EntityManager, userId: string, choice: Rem
 		 on conflict (user_id) do update set enabled = true, interval_minutes = excluded.interval_minutes, timezone = excluded.timezone,
 		   quiet_start = excluded.quiet_start, quiet_end = excluded.quiet_end, next_due_at = excluded.next_due_at, disabled_reason = null, updated_at = excluded.updated_at
 		 returning user_id, enabled, interval_minutes, timezone, quiet_start, quiet_end, next_due_at, disabled_reason`,
-		[userId, choice.intervalMinutes, choice.timezone, quiet.start, quiet.end, due, now, now]
+		[userId, choice.intervalMinutes, choice.timezone, quiet.start, quiet.end, due, now, now],
 	);
 	return toView(rows[0]!);
 }
@@ -100,7 +107,10 @@ export async function setReminder(em: EntityManager, userId: string, choice: Rem
 export async function disableReminder(em: EntityManager, userId: string, now: Date, reason = 'user'): Promise<boolean> {
 	const rows = await em
 		.getConnection()
-		.execute<{ user_id: string }[]>('update check_in_reminders set enabled = false, disabled_reason = ?, updated_at = ? where user_id = ? and enabled returning user_id', [reason, now, userId]);
+		.execute<{ user_id: string }[]>(
+			'update check_in_reminders set enabled = false, disabled_reason = ?, updated_at = ? where user_id = ? and enabled returning user_id',
+			[reason, now, userId],
+		);
 	return rows.length === 1;
 }
 
@@ -109,6 +119,8 @@ export async function postponeReminder(em: EntityManager, userId: string, now: D
 	const current = await getReminder(em, userId);
 	if (!current?.enabled) return null;
 	const due = nextDue(now, current);
-	await em.getConnection().execute('update check_in_reminders set next_due_at = ?, updated_at = ? where user_id = ? and enabled', [due, now, userId], 'run');
+	await em
+		.getConnection()
+		.execute('update check_in_reminders set next_due_at = ?, updated_at = ? where user_id = ? and enabled', [due, now, userId], 'run');
 	return due;
 }

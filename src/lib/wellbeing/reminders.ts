@@ -23,7 +23,7 @@ export const REMINDER_INTERVALS = Object.freeze([
 	{ name: 'Twice a day (every 12 hours)', minutes: 720 },
 	{ name: 'Once a day', minutes: 1_440 },
 	{ name: 'Every 2 days', minutes: 2_880 },
-	{ name: 'Once a week', minutes: 10_080 }
+	{ name: 'Once a week', minutes: 10_080 },
 ]);
 
 export const DEFAULT_TIMEZONE = 'UTC';
@@ -67,8 +67,30 @@ export function timeZones(): string[] {
 export function suggestTimeZones(typed: string, limit = 25): string[] {
 	const query = typed.trim().toLowerCase().replace(/\s+/g, '_');
 	const all = timeZones();
-	if (!query) return ['UTC', 'Europe/London', 'Europe/Paris', 'Europe/Berlin', 'America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'America/Sao_Paulo', 'Asia/Kolkata', 'Asia/Tokyo', 'Australia/Sydney'].filter((zone) => all.includes(zone)).slice(0, limit);
-	const starts = all.filter((zone) => zone.toLowerCase().split('/').some((part) => part.startsWith(query)) || zone.toLowerCase().startsWith(query));
+	if (!query)
+		return [
+			'UTC',
+			'Europe/London',
+			'Europe/Paris',
+			'Europe/Berlin',
+			'America/New_York',
+			'America/Chicago',
+			'America/Denver',
+			'America/Los_Angeles',
+			'America/Sao_Paulo',
+			'Asia/Kolkata',
+			'Asia/Tokyo',
+			'Australia/Sydney',
+		]
+			.filter((zone) => all.includes(zone))
+			.slice(0, limit);
+	const starts = all.filter(
+		(zone) =>
+			zone
+				.toLowerCase()
+				.split('/')
+				.some((part) => part.startsWith(query)) || zone.toLowerCase().startsWith(query),
+	);
 	const contains = all.filter((zone) => !starts.includes(zone) && zone.toLowerCase().includes(query));
 	return [...starts, ...contains].slice(0, limit);
 }
@@ -78,7 +100,8 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 /** Minutes since local midnight at `at` in `timeZone` (0 to 1439). */
 export function localMinutes(at: Date, timeZone: string): number {
 	let format = formatters.get(timeZone);
-	if (!format) formatters.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: 'numeric', hourCycle: 'h23' })));
+	if (!format)
+		formatters.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: 'numeric', hourCycle: 'h23' })));
 	const parts = format.formatToParts(at);
 	const hour = Number(parts.find((part) => part.type === 'hour')?.value ?? 0) % 24;
 	const minute = Number(parts.find((part) => part.type === 'minute')?.value ?? 0);
@@ -203,7 +226,8 @@ export function createReminderScheduler(options: SchedulerOptions): ReminderSche
 		for (const reminder of due) {
 			if (stopped) break;
 			if (inQuietHours(localMinutes(at, reminder.timezone), reminder.quiet)) {
-				if (await options.store.claim(reminder.userId, reminder.nextDueAt, outsideQuietHours(at, reminder.timezone, reminder.quiet), null)) result.deferred++;
+				if (await options.store.claim(reminder.userId, reminder.nextDueAt, outsideQuietHours(at, reminder.timezone, reminder.quiet), null))
+					result.deferred++;
 				else result.lost++;
 				continue;
 			}
@@ -236,7 +260,9 @@ export function createReminderScheduler(options: SchedulerOptions): ReminderSche
 		start() {
 			if (timer || stopped) return;
 			timer = setInterval(() => {
-				tick().catch((error: unknown) => options.log.error(`Check-in reminders: a tick failed (${error instanceof Error ? error.name : 'error'})`));
+				tick().catch((error: unknown) =>
+					options.log.error(`Check-in reminders: a tick failed (${error instanceof Error ? error.name : 'error'})`),
+				);
 			}, intervalMs);
 			timer.unref();
 		},
@@ -246,7 +272,7 @@ export function createReminderScheduler(options: SchedulerOptions): ReminderSche
 			timer = undefined;
 			await current?.catch(() => undefined);
 		},
-		tick
+		tick,
 	};
 }
 
@@ -271,12 +297,19 @@ export function renderReminderDm(): View {
 				description: [
 					'Hi, this is your check-in reminder from Haven. How are you feeling right now?',
 					'',
-					'`/checkin log` takes a few seconds: a mood, how strong it is, and a private note if you like.'
+					'`/checkin log` takes a few seconds: a mood, how strong it is, and a private note if you like.',
 				].join('\n'),
-				footer: { text: 'You turned these reminders on. /checkin reminders off, or the button, stops them.' }
-			}
+				footer: { text: 'You turned these reminders on. /checkin reminders off, or the button, stops them.' },
+			},
 		],
-		components: [{ type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Turn off reminders', custom_id: REMINDER_OFF_BUTTON }] }]
+		components: [
+			{
+				type: ComponentType.ActionRow,
+				components: [
+					{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Turn off reminders', custom_id: REMINDER_OFF_BUTTON },
+				],
+			},
+		],
 	};
 }
 
@@ -295,17 +328,23 @@ export function renderReminderSettings(settings: ReminderSettingsView | null, no
 	const lines: string[] = [];
 	if (notice) lines.push(notice, '');
 	if (!settings) {
-		lines.push('Check-in reminders are **off**. `/checkin reminders set` turns them on: Haven sends you a DM at the interval you choose, never during your quiet hours.');
+		lines.push(
+			'Check-in reminders are **off**. `/checkin reminders set` turns them on: Haven sends you a DM at the interval you choose, never during your quiet hours.',
+		);
 	} else {
 		lines.push(
 			`Check-in reminders are **${settings.enabled ? 'on' : 'off'}**.`,
 			`- How often: ${intervalName(settings.intervalMinutes)}`,
 			`- Timezone: ${settings.timezone}`,
-			`- Quiet hours: ${describeQuiet(settings.quiet)}`
+			`- Quiet hours: ${describeQuiet(settings.quiet)}`,
 		);
-		if (settings.enabled && settings.nextDueAt) lines.push(`- Next reminder: <t:${unix(settings.nextDueAt)}:f> (<t:${unix(settings.nextDueAt)}:R>)`);
+		if (settings.enabled && settings.nextDueAt)
+			lines.push(`- Next reminder: <t:${unix(settings.nextDueAt)}:f> (<t:${unix(settings.nextDueAt)}:R>)`);
 		if (!settings.enabled && settings.disabledReason === 'dms_closed') {
-			lines.push('', "They were turned off because Discord did not let Haven send you a direct message. Allow direct messages from this server's members (or from Haven), then run `/checkin reminders set` again.");
+			lines.push(
+				'',
+				"They were turned off because Discord did not let Haven send you a direct message. Allow direct messages from this server's members (or from Haven), then run `/checkin reminders set` again.",
+			);
 		}
 	}
 	lines.push('', 'Reminders come by direct message, so your DMs must be open to Haven.');

@@ -8,7 +8,9 @@ export class UnknownChatInputCommand extends Listener<typeof Events.UnknownChatI
 	}
 
 	override async run({ interaction }: UnknownChatInputCommandPayload) {
-		this.container.logger.warn(`Unknown slash command /${interaction.commandName}: the registration is older than this build (run haven deploy-commands)`);
+		this.container.logger.warn(
+			`Unknown slash command /${interaction.commandName}: the registration is older than this build (run haven deploy-commands)`,
+		);
 		await send(interaction, { content: 'That command is not available any more. Try /help for the current ones.' }).catch(() => undefined);
 	}
 }

@@ -47,7 +47,7 @@ export class MessageCreate extends Listener<typeof Events.MessageCreate> {
 				channelId: message.channelId,
 				guildId: message.guildId,
 				text: stripBotMention(message.content, me.id),
-				jumpUrl: inGuild ? message.url : null
+				jumpUrl: inGuild ? message.url : null,
 			},
 			{
 				private: privately,
@@ -65,8 +65,8 @@ export class MessageCreate extends Listener<typeof Events.MessageCreate> {
 					} catch (error) {
 						log.debug(`Could not answer a ${where}: ${describeError(error)}`);
 					}
-				}
-			}
+				},
+			},
 		);
 	}
 }

@@ -23,9 +23,9 @@ export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
 				responses: {
 					200: { description: 'The reply.', schema: ChatResponse },
 					502: { description: 'The AI provider failed or did not answer in time.', schema: ErrorBody },
-					503: { description: 'AI is not configured on this server (no OPENAI_API_KEY).', schema: ErrorBody }
-				}
-			}
+					503: { description: 'AI is not configured on this server (no OPENAI_API_KEY).', schema: ErrorBody },
+				},
+			},
 		});
 	}
 
@@ -40,7 +40,8 @@ export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
 			},
 			renderCrisisReply,
 			em: db.orm.em.fork(),
-			onRecordError: (error) => logger.error(`POST /v1/chat: could not record the conversation: ${error instanceof Error ? error.name : 'error'}`)
+			onRecordError: (error) =>
+				logger.error(`POST /v1/chat: could not record the conversation: ${error instanceof Error ? error.name : 'error'}`),
 		});
 		sendJson(response, 200, { reply });
 	}

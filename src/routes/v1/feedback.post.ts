@@ -18,8 +18,8 @@ export class FeedbackRoute extends ApiRoute<z.output<typeof FeedbackRequest>> {
 				auth: true,
 				limit: 'feedback',
 				body: FeedbackRequest,
-				responses: { 202: { description: 'Stored in the review queue.', schema: FeedbackResponse } }
-			}
+				responses: { 202: { description: 'Stored in the review queue.', schema: FeedbackResponse } },
+			},
 		});
 	}
 

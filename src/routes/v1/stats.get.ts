@@ -13,8 +13,8 @@ export class StatsRoute extends ApiRoute {
 					'`users`, `conversations`, `moodCheckIns` and `crisisEvents` are lifetime totals kept by counters (the cost of this call does not grow with the data); `guilds` is the number of servers Haven is in now.',
 				tags: ['Community'],
 				database: true,
-				responses: { 200: { description: 'The totals.', schema: Stats } }
-			}
+				responses: { 200: { description: 'The totals.', schema: Stats } },
+			},
 		});
 	}
 

@@ -10,12 +10,11 @@ export class StatusRoute extends ApiRoute {
 		super(context, {
 			doc: {
 				summary: 'Live bot and shard status',
-				description:
-					'For the website status page. In API-only mode (no Discord token) the status is `degraded` with no shards.',
+				description: 'For the website status page. In API-only mode (no Discord token) the status is `degraded` with no shards.',
 				tags: ['Service'],
 				database: true,
-				responses: { 200: { description: 'The status now.', schema: Status } }
-			}
+				responses: { 200: { description: 'The status now.', schema: Status } },
+			},
 		});
 	}
 

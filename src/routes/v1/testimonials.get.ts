@@ -15,8 +15,8 @@ export class TestimonialsRoute extends ApiRoute<never, z.output<typeof Testimoni
 				tags: ['Community'],
 				database: true,
 				query: TestimonialsQuery,
-				responses: { 200: { description: 'The testimonials.', schema: Testimonials } }
-			}
+				responses: { 200: { description: 'The testimonials.', schema: Testimonials } },
+			},
 		});
 	}
 

@@ -14,7 +14,8 @@ import {
 	type CommandDefinition,
 } from '../../src/lib/discord/definitions.ts';
 import { deployCommands, describeDeploy, diffCommands } from '../../src/lib/discord/deploy.ts';
-import { respondSoon } from '../../src/lib/discord/reply.ts';
+import { countryChoices, INTERNATIONAL } from '../../src/lib/crisis/resources.ts';
+import { deferWhenSlow, respondSoon, updateSoon } from '../../src/lib/discord/reply.ts';
 import { describeError, failureMessage, funnelError } from '../../src/lib/discord/interaction-errors.ts';
 import { createIntegration } from '../../src/lib/operations/bot-list.ts';
 import { createLogChannel } from '../../src/lib/operations/log-channel.ts';
@@ -68,6 +69,26 @@ describe('command definitions', () => {
 		}
 		assert.equal(byName.get('changelog')!.access, 'owner');
 		assert.equal(byName.get('feedback-manage')!.access, 'owner');
+	});
+
+	test('/crisis, /preferences and /guildsettings country offer the same countries, within the 25 choices Discord allows', async () => {
+		const byName = new Map((await collectDefinitions()).map((d) => [d.name, d]));
+		const countryOf = (options: readonly any[] | undefined): { name: string; value: string }[] => {
+			for (const option of options ?? []) {
+				if (option.name === 'country' && option.choices) return option.choices;
+				const inner = option.options ? countryOf(option.options) : [];
+				if (inner.length) return inner;
+			}
+			return [];
+		};
+		const crisis = countryOf(byName.get('crisis')!.options);
+		assert.deepEqual(crisis, countryChoices());
+		assert.deepEqual(countryOf(byName.get('guildsettings')!.options), crisis);
+		// /preferences adds "the server's" in front of the same list.
+		assert.deepEqual(countryOf(byName.get('preferences')!.options).slice(1), crisis);
+		assert.deepEqual(crisis.at(-1), { name: 'Worldwide directory', value: INTERNATIONAL });
+		assert.ok(crisis.some((choice) => choice.value === 'GB' && choice.name === 'the United Kingdom'));
+		assert.ok(crisis.length + 1 <= 25);
 	});
 
 	test('owner commands are planned for the private guild only; bodies are explicit and sorted', () => {
@@ -163,7 +184,7 @@ describe('deployCommands (stub REST and database)', () => {
 	});
 });
 
-describe('respondSoon', () => {
+describe('answering soon (defer when slow)', () => {
 	const fakeInteraction = () => {
 		const calls: string[] = [];
 		const interaction = {
@@ -193,6 +214,40 @@ describe('respondSoon', () => {
 			/db down/,
 		);
 		assert.deepEqual(failing.calls, [`deferReply ${MessageFlags.Ephemeral}`], 'deferred: the funnel will edit');
+	});
+
+	test('buttons: fast work updates the message in one call; slow work defers the update, then edits', async () => {
+		const button = () => {
+			const calls: string[] = [];
+			const interaction = {
+				update: async (view: { content: string }) => void calls.push(`update ${view.content}`),
+				deferUpdate: async () => void calls.push('deferUpdate'),
+				editReply: async (view: { content: string }) => void calls.push(`editReply ${view.content}`),
+			};
+			return { interaction, calls };
+		};
+		const fast = button();
+		await updateSoon(fast.interaction as never, async () => ({ content: 'done' }), 50);
+		assert.deepEqual(fast.calls, ['update done']);
+		const slow = button();
+		await updateSoon(slow.interaction as never, () => sleep(80).then(() => ({ content: 'done' })), 10);
+		assert.deepEqual(slow.calls, ['deferUpdate', 'editReply done']);
+	});
+
+	test('deferWhenSlow: the edit step defaults to the answer step; fast failures send nothing', async () => {
+		const calls: string[] = [];
+		const steps = {
+			answer: async (text: string) => void calls.push(`answer ${text}`),
+			defer: async () => void calls.push('defer'),
+		};
+		await deferWhenSlow(() => sleep(60).then(() => 'late'), steps, 10);
+		assert.deepEqual(calls, ['defer', 'answer late']);
+		calls.length = 0;
+		await assert.rejects(
+			deferWhenSlow(() => Promise.reject(new Error('bug')), steps, 50),
+			/bug/,
+		);
+		assert.deepEqual(calls, []);
 	});
 });
 

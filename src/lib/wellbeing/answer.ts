@@ -2,7 +2,7 @@ import { container } from '@sapphire/framework';
 import { MessageFlags, type ButtonInteraction, type ModalSubmitInteraction, type RepliableInteraction } from 'discord.js';
 import { getGuildSettings, type Feature } from '../settings/guild-settings.ts';
 import { describeError, failureMessage, newErrorId } from '../discord/interaction-errors.ts';
-import { DEFER_AFTER_MS, NO_MENTIONS, respondSoon, send, type View } from '../discord/reply.ts';
+import { DEFER_AFTER_MS, deferWhenSlow, NO_MENTIONS, respondSoon, send, type View } from '../discord/reply.ts';
 
 /**
  * Answering for the wellbeing and community commands. Personal answers (check-ins, coping, ghost letters) are
@@ -18,20 +18,20 @@ export async function answerSoon(
 	deferAfterMs = DEFER_AFTER_MS,
 ): Promise<void> {
 	if (ephemeral) return respondSoon(interaction, produce, deferAfterMs);
-	const work = produce();
-	let timer: NodeJS.Timeout | undefined;
-	const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), deferAfterMs)));
-	try {
-		const first = await Promise.race([work, slow]);
-		if (first !== 'slow') {
-			if (interaction.deferred || interaction.replied) return await send(interaction, first);
-			return void (await interaction.reply({ ...first, allowedMentions: NO_MENTIONS }));
-		}
-	} finally {
-		clearTimeout(timer);
-	}
-	if (!interaction.deferred && !interaction.replied) await interaction.deferReply();
-	await send(interaction, await work);
+	await deferWhenSlow(
+		produce,
+		{
+			answer: async (view) => {
+				if (interaction.deferred || interaction.replied) return send(interaction, view);
+				await interaction.reply({ ...view, allowedMentions: NO_MENTIONS });
+			},
+			defer: async () => {
+				if (!interaction.deferred && !interaction.replied) await interaction.deferReply();
+			},
+			edit: (view) => send(interaction, view),
+		},
+		deferAfterMs,
+	);
 }
 
 /** An ephemeral message after the interaction was answered (or the first answer when it was not). */

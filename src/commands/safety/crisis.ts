@@ -1,6 +1,6 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType } from 'discord.js';
-import { INTERNATIONAL, listCountries, normalizeCountry } from '../../lib/crisis/resources.ts';
+import { countryChoices, INTERNATIONAL, normalizeCountry } from '../../lib/crisis/resources.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { send } from '../../lib/discord/reply.ts';
@@ -27,7 +27,7 @@ export const definition: CommandDefinition = {
 			name: 'country',
 			description: 'Show the lines of this country (default: yours, else the server’s, else worldwide)',
 			required: false,
-			choices: listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code })),
+			choices: countryChoices(),
 		},
 	],
 };

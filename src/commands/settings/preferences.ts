@@ -1,6 +1,6 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType } from 'discord.js';
-import { INTERNATIONAL, listCountries } from '../../lib/crisis/resources.ts';
+import { countryChoices } from '../../lib/crisis/resources.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { respondSoon } from '../../lib/discord/reply.ts';
@@ -22,10 +22,7 @@ export const definition: CommandDefinition = {
 			name: 'country',
 			description: 'Whose crisis lines Haven shows you',
 			required: false,
-			choices: [
-				{ name: "Same as the server's", value: SERVER_DEFAULT },
-				...listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code })),
-			],
+			choices: [{ name: "Same as the server's", value: SERVER_DEFAULT }, ...countryChoices()],
 		},
 		{
 			type: ApplicationCommandOptionType.Boolean,

@@ -112,6 +112,11 @@ export function listCountries(): { code: string; name: string }[] {
 		.concat({ code: INTERNATIONAL, name: FILE.countries[INTERNATIONAL]!.name });
 }
 
+/** The countries as the choices of a slash-command option (value: the code), the worldwide directory last. */
+export function countryChoices(): { name: string; value: string }[] {
+	return listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code }));
+}
+
 export function resourcesLastReviewed(): string {
 	return FILE.lastReviewed;
 }

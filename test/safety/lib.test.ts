@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PermissionFlagsBits, PermissionsBitField } from 'discord.js';
 import { AiError, CAREFUL_ADDENDUM, fallbackFor, type Ai, type ChatTurn, type CompleteOptions } from '../../src/lib/ai/index.ts';
-import { companionTurn, EMPTY_MENTION_REPLY, safetyIdentifier } from '../../src/lib/companion/companion.ts';
-import { listCountries } from '../../src/lib/crisis/resources.ts';
+import { aiIdentifierSalt, aiSafetyIdentifier, companionTurn, EMPTY_MENTION_REPLY, safetyIdentifier } from '../../src/lib/companion/companion.ts';
+import { INTERNATIONAL, listCountries } from '../../src/lib/crisis/resources.ts';
 import { screen } from '../../src/lib/crisis/screen.ts';
 import { applyGuildSettingsPatch, DEFAULT_GUILD_SETTINGS, parseGuildSettings } from '../../src/lib/settings/guild-settings.ts';
 import { alertBody } from '../../src/lib/safety/alerts.ts';
@@ -33,6 +33,7 @@ import {
 	renderDmsClosed,
 } from '../../src/lib/safety/crisis-views.ts';
 import { checkAlertRole, checkChannel, renderGuildSettings, renderPreferences } from '../../src/lib/settings/views.ts';
+import { channelToCheck, patchFromOptions, type GuildSettingsOptions } from '../../src/lib/settings/guild-settings-options.ts';
 import { resourceCountry } from '../../src/lib/settings/user-settings.ts';
 
 const ID = '123456789012345678';
@@ -271,6 +272,76 @@ describe('settings', () => {
 		assert.deepEqual(checkAlertRole({ isEveryone: false, managed: false, mentionable: true, botCanMentionAll: false }), { warnings: [] });
 	});
 
+	test('/guildsettings options to a patch: refusals, warnings, and the channel that must be checked first', () => {
+		const all = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks;
+		const privateChannel = { isTextChannel: true, botPermissions: all, everyoneCanView: false };
+		const okRole = { isEveryone: false, managed: false, mentionable: true, botCanMentionAll: false };
+		const alerts = (over: Partial<Extract<GuildSettingsOptions, { sub: 'alerts' }>> = {}): GuildSettingsOptions => ({
+			sub: 'alerts',
+			enabled: true,
+			channelId: null,
+			roleId: null,
+			noRole: false,
+			...over,
+		});
+		const none = { currentAlertChannelId: null };
+
+		// Turning alerts on needs a channel: the one given, else the saved one (which is checked again).
+		assert.deepEqual(patchFromOptions(alerts(), none), { problem: 'Choose a channel for the alerts (the `channel` option).' });
+		assert.deepEqual(channelToCheck(alerts(), ID), { id: ID, purpose: 'alerts' });
+		assert.deepEqual(patchFromOptions(alerts(), { currentAlertChannelId: ID, channel: privateChannel }), {
+			patch: { alertsEnabled: true },
+			warnings: [],
+		});
+		assert.match((patchFromOptions(alerts(), { currentAlertChannelId: ID }) as { problem: string }).problem, /text channel/);
+		// Turning them off checks nothing and keeps the channel; a new channel is checked even then.
+		assert.equal(channelToCheck(alerts({ enabled: false }), ID), null);
+		assert.deepEqual(patchFromOptions(alerts({ enabled: false, noRole: true }), { currentAlertChannelId: ID }), {
+			patch: { alertRoleId: null, alertsEnabled: false },
+			warnings: [],
+		});
+		assert.deepEqual(channelToCheck(alerts({ enabled: false, channelId: ROLE }), ID), { id: ROLE, purpose: 'alerts' });
+		const publicChannel = patchFromOptions(alerts({ channelId: ID, roleId: ROLE }), {
+			...none,
+			channel: { ...privateChannel, everyoneCanView: true },
+			role: okRole,
+		});
+		assert.deepEqual((publicChannel as { patch: unknown }).patch, { alertRoleId: ROLE, alertsEnabled: true, alertChannelId: ID });
+		assert.match((publicChannel as { warnings: string[] }).warnings.join(), /everyone in the server can see that channel/);
+		assert.deepEqual(patchFromOptions(alerts({ channelId: ID, roleId: ROLE }), { ...none, channel: privateChannel, role: null }), {
+			problem: 'That role was not found in this server.',
+		});
+		assert.match(
+			(
+				patchFromOptions(alerts({ channelId: ID, roleId: ROLE }), {
+					...none,
+					channel: privateChannel,
+					role: { ...okRole, isEveryone: true },
+				}) as {
+					problem: string;
+				}
+			).problem,
+			/@everyone can't be the alert role/,
+		);
+
+		assert.deepEqual(patchFromOptions({ sub: 'country', country: INTERNATIONAL }, none), { patch: { country: null }, warnings: [] });
+		assert.deepEqual(patchFromOptions({ sub: 'country', country: 'DE' }, none), { patch: { country: 'DE' }, warnings: [] });
+		assert.deepEqual(patchFromOptions({ sub: 'country', country: 'ZZ' }, none), { problem: 'That value is not valid.' });
+		assert.deepEqual(patchFromOptions({ sub: 'author-offer', enabled: true }, none), { patch: { offerResourcesToAuthor: true }, warnings: [] });
+		assert.deepEqual(patchFromOptions({ sub: 'checkin-channel', channelId: null }, none), { patch: { checkinChannelId: null }, warnings: [] });
+		assert.deepEqual(channelToCheck({ sub: 'checkin-channel', channelId: ID }, null), { id: ID, purpose: 'checkins' });
+		assert.deepEqual(
+			patchFromOptions({ sub: 'checkin-channel', channelId: ID }, { ...none, channel: { ...privateChannel, everyoneCanView: true } }),
+			{ patch: { checkinChannelId: ID }, warnings: [] },
+		);
+		assert.deepEqual(patchFromOptions({ sub: 'feature', feature: 'games', enabled: false }, none), {
+			patch: { features: { games: false } },
+			warnings: [],
+		});
+		assert.deepEqual(patchFromOptions({ sub: 'feature', feature: 'nope', enabled: false }, none), { problem: 'Unknown feature.' });
+		assert.deepEqual(patchFromOptions({ sub: 'unknown' }, none), { problem: 'Unknown setting.' });
+	});
+
 	test('settings views', () => {
 		const view = renderGuildSettings({ ...DEFAULT_GUILD_SETTINGS, alertsEnabled: true, alertChannelId: ID, alertRoleId: ROLE, country: 'DE' }, [
 			'Saved.',
@@ -306,6 +377,15 @@ describe('companion', () => {
 		assert.equal(ai.calls[0]!.user, safetyIdentifier(ID, 'salt'));
 		assert.ok(!ai.calls[0]!.user!.includes(ID));
 		assert.ok(CAREFUL_ADDENDUM.length > 0);
+	});
+
+	test('the AI sees one identifier per person, salted with the current encryption salt (or a fixed one without salts)', () => {
+		const rotated = { encryption: { key: undefined, salts: ['new', 'old'] } };
+		assert.equal(aiIdentifierSalt(rotated), 'new');
+		assert.equal(aiIdentifierSalt({ encryption: { key: undefined, salts: [] } }), 'haven');
+		assert.equal(aiSafetyIdentifier(ID, rotated), safetyIdentifier(ID, 'new'));
+		assert.notEqual(aiSafetyIdentifier(ID, rotated), aiSafetyIdentifier(ID, { encryption: { key: undefined, salts: ['old'] } }));
+		assert.ok(!aiSafetyIdentifier(ID, rotated).includes(ID));
 	});
 
 	test('AI failures give the fixed fallbacks; an empty mention gets a hint without asking the AI', async () => {

@@ -1,6 +1,6 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType, GuildMember } from 'discord.js';
-import { safetyIdentifier } from '../../lib/companion/companion.ts';
+import { aiSafetyIdentifier } from '../../lib/companion/companion.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { send } from '../../lib/discord/reply.ts';
@@ -47,7 +47,7 @@ export class ComplimentCommand extends HavenCommand {
 		await answerSoon(
 			interaction,
 			async () =>
-				renderCompliment(await compliment(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven')), {
+				renderCompliment(await compliment(ai, aiSafetyIdentifier(interaction.user.id, config)), {
 					targetName,
 					fromName: self,
 				}),

@@ -1,5 +1,5 @@
 import type { Command } from '@sapphire/framework';
-import { safetyIdentifier } from '../../lib/companion/companion.ts';
+import { aiSafetyIdentifier } from '../../lib/companion/companion.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { send } from '../../lib/discord/reply.ts';
@@ -23,10 +23,6 @@ export class JokeCommand extends HavenCommand {
 	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
 		if (!(await featureOn(interaction.guildId, 'games'))) return send(interaction, { content: FEATURE_OFF.games });
 		const { ai, config } = this.container;
-		await answerSoon(
-			interaction,
-			async () => renderJoke(await joke(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'))),
-			{ ephemeral: false },
-		);
+		await answerSoon(interaction, async () => renderJoke(await joke(ai, aiSafetyIdentifier(interaction.user.id, config))), { ephemeral: false });
 	}
 }

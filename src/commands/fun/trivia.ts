@@ -1,6 +1,6 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType } from 'discord.js';
-import { safetyIdentifier } from '../../lib/companion/companion.ts';
+import { aiSafetyIdentifier } from '../../lib/companion/companion.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { send } from '../../lib/discord/reply.ts';
@@ -41,7 +41,7 @@ export class TriviaCommand extends HavenCommand {
 		await answerSoon(
 			interaction,
 			async () => {
-				const question = await triviaQuestion(ai, category, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'));
+				const question = await triviaQuestion(ai, category, aiSafetyIdentifier(interaction.user.id, config));
 				const roundId = await createRound(this.em(), {
 					kind: 'trivia',
 					guildId: interaction.guildId,

@@ -1,5 +1,5 @@
 import type { Command } from '@sapphire/framework';
-import { safetyIdentifier } from '../../lib/companion/companion.ts';
+import { aiSafetyIdentifier } from '../../lib/companion/companion.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { send } from '../../lib/discord/reply.ts';
@@ -26,7 +26,7 @@ export class WouldYouRatherCommand extends HavenCommand {
 		await answerSoon(
 			interaction,
 			async () => {
-				const question = await wyrQuestion(ai, safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'));
+				const question = await wyrQuestion(ai, aiSafetyIdentifier(interaction.user.id, config));
 				const roundId = await createRound(this.em(), {
 					kind: 'wyr',
 					guildId: interaction.guildId,

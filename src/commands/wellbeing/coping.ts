@@ -1,6 +1,6 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType } from 'discord.js';
-import { safetyIdentifier } from '../../lib/companion/companion.ts';
+import { aiSafetyIdentifier } from '../../lib/companion/companion.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { send } from '../../lib/discord/reply.ts';
@@ -60,7 +60,7 @@ export class CopingCommand extends HavenCommand {
 					feeling,
 					shownPublicly,
 					careful: screened !== null,
-					user: safetyIdentifier(interaction.user.id, config.encryption.salts[0] ?? 'haven'),
+					user: aiSafetyIdentifier(interaction.user.id, config),
 				});
 				return renderCoping(kind, exercise);
 			},

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
 import { AiError, fallbackFor, FALLBACK_REPLY, sanitizeReply, type Ai, type ChatTurn } from '../ai/index.ts';
+import type { Config } from '../core/config.ts';
 import { Conversation } from '../db/index.ts';
 import { recentTurns, rememberTurn } from './memory.ts';
 
@@ -57,8 +58,18 @@ export function safetyIdentifier(userId: string, salt: string): string {
 	return createHash('sha256').update(`haven-user:${salt}:${userId}`).digest('hex').slice(0, 32);
 }
 
+/** The salt of every safety identifier: the current encryption salt (the first of ENCRYPTION_SALT_LIST), else 'haven'. */
+export function aiIdentifierSalt(config: Pick<Config, 'encryption'>): string {
+	return config.encryption.salts[0] ?? 'haven';
+}
+
+/** The safety identifier of a Discord user, salted as configured: what every AI call passes as `user`. */
+export function aiSafetyIdentifier(userId: string, config: Pick<Config, 'encryption'>): string {
+	return safetyIdentifier(userId, aiIdentifierSalt(config));
+}
+
 function containerDeps(): CompanionDeps {
-	return { ai: container.ai, identifierSalt: container.config.encryption.salts[0] ?? 'haven', memory: { em: () => container.db.orm.em.fork() } };
+	return { ai: container.ai, identifierSalt: aiIdentifierSalt(container.config), memory: { em: () => container.db.orm.em.fork() } };
 }
 
 /** Memory must never cost the person their reply: a database failure means no history, not no answer. */

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
 import { Routes, type APIMessage } from 'discord.js';
 import type { Ai } from '../ai/index.ts';
-import { companionTurn, recordConversation, type CompanionDeps } from '../companion/companion.ts';
+import { aiIdentifierSalt, companionTurn, recordConversation, type CompanionDeps } from '../companion/companion.ts';
 import { renderCrisisReply } from '../crisis/resources.ts';
 import { mergeModeration, screen, type Assessment } from '../crisis/screen.ts';
 import { describeError } from '../discord/interaction-errors.ts';
@@ -71,7 +71,7 @@ export function containerSafetyDeps(): SafetyDeps {
 	return {
 		em: () => db.orm.em.fork(),
 		ai,
-		companion: { ai, identifierSalt: config.encryption.salts[0] ?? 'haven', memory: { em: () => db.orm.em.fork() } },
+		companion: { ai, identifierSalt: aiIdentifierSalt(config), memory: { em: () => db.orm.em.fork() } },
 		post: async (channelId, body) => (await client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage,
 		log: logger,
 		now: () => new Date(),

@@ -1,20 +1,14 @@
 import type { Command } from '@sapphire/framework';
 import { ApplicationCommandOptionType, ChannelType, PermissionFlagsBits, type Guild } from 'discord.js';
-import { INTERNATIONAL, listCountries } from '../../lib/crisis/resources.ts';
+import { countryChoices } from '../../lib/crisis/resources.ts';
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { GUILD_ONLY_MESSAGE } from '../../lib/discord/info-views.ts';
 import { respondSoon, send, type View } from '../../lib/discord/reply.ts';
-import {
-	FEATURE_LABELS,
-	FEATURES,
-	getGuildSettings,
-	updateGuildSettings,
-	type Feature,
-	type GuildSettingsPatch,
-} from '../../lib/settings/guild-settings.ts';
+import { FEATURE_LABELS, FEATURES, getGuildSettings, updateGuildSettings } from '../../lib/settings/guild-settings.ts';
+import { channelToCheck, patchFromOptions, type ChannelFacts, type GuildSettingsOptions } from '../../lib/settings/guild-settings-options.ts';
 import { botMember } from '../../lib/discord/guilds.ts';
-import { checkAlertRole, checkChannel, renderGuildSettings } from '../../lib/settings/views.ts';
+import { renderGuildSettings, type RoleCheckInput } from '../../lib/settings/views.ts';
 
 const TEXT_CHANNELS: (ChannelType.GuildText | ChannelType.GuildAnnouncement)[] = [ChannelType.GuildText, ChannelType.GuildAnnouncement];
 
@@ -58,7 +52,7 @@ export const definition: CommandDefinition = {
 					name: 'country',
 					description: 'Country',
 					required: true,
-					choices: listCountries().map(({ code, name }) => ({ name: code === INTERNATIONAL ? 'Worldwide directory' : name, value: code })),
+					choices: countryChoices(),
 				},
 			],
 		},
@@ -99,7 +93,60 @@ export const definition: CommandDefinition = {
 	],
 };
 
-type Checked = { problem?: string; warnings: string[] };
+/** The options of a changing subcommand; `view` has none. */
+function readOptions(interaction: Command.ChatInputCommandInteraction): GuildSettingsOptions | 'view' {
+	const { options } = interaction;
+	const sub = options.getSubcommand(true);
+	switch (sub) {
+		case 'view':
+			return 'view';
+		case 'alerts':
+			return {
+				sub,
+				enabled: options.getBoolean('enabled', true),
+				channelId: options.getChannel('channel')?.id ?? null,
+				roleId: options.getRole('role')?.id ?? null,
+				noRole: options.getBoolean('no-role') === true,
+			};
+		case 'country':
+			return { sub, country: options.getString('country', true) };
+		case 'author-offer':
+			return { sub, enabled: options.getBoolean('enabled', true) };
+		case 'checkin-channel':
+			return { sub, channelId: options.getChannel('channel')?.id ?? null };
+		case 'feature':
+			return { sub, feature: options.getString('feature', true), enabled: options.getBoolean('enabled', true) };
+		default:
+			return { sub: 'unknown' };
+	}
+}
+
+/** What `checkChannel` needs to know about a channel of this server; a missing one (or a failed lookup) is unusable. */
+async function channelFacts(guild: Guild, channelId: string): Promise<ChannelFacts> {
+	const channel = guild.channels.cache.get(channelId) ?? (await guild.channels.fetch(channelId).catch(() => null));
+	const me = await botMember(guild).catch(() => null);
+	if (!channel || !me || !(TEXT_CHANNELS as ChannelType[]).includes(channel.type)) {
+		return { isTextChannel: false, botPermissions: 0n, everyoneCanView: false };
+	}
+	return {
+		isTextChannel: true,
+		botPermissions: channel.permissionsFor(me).bitfield,
+		everyoneCanView: channel.permissionsFor(guild.roles.everyone).has(PermissionFlagsBits.ViewChannel),
+	};
+}
+
+/** What `checkAlertRole` needs to know about a role; null when the server has no such role. */
+async function roleFacts(guild: Guild, roleId: string): Promise<RoleCheckInput | null> {
+	const role = guild.roles.cache.get(roleId) ?? (await guild.roles.fetch(roleId).catch(() => null));
+	if (!role) return null;
+	const me = await botMember(guild).catch(() => null);
+	return {
+		isEveryone: role.id === guild.id,
+		managed: role.managed,
+		mentionable: role.mentionable,
+		botCanMentionAll: me?.permissions.has(PermissionFlagsBits.MentionEveryone) ?? false,
+	};
+}
 
 export class GuildSettingsCommand extends HavenCommand {
 	constructor(context: Command.LoaderContext) {
@@ -109,99 +156,21 @@ export class GuildSettingsCommand extends HavenCommand {
 	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
 		if (!interaction.inGuild()) return send(interaction, { content: GUILD_ONLY_MESSAGE });
 		const guildId = interaction.guildId;
-		const sub = interaction.options.getSubcommand(true);
+		const options = readOptions(interaction);
 		await respondSoon(interaction, async (): Promise<View> => {
-			if (sub === 'view') return renderGuildSettings(await getGuildSettings(this.em(), guildId));
+			const em = this.em();
+			if (options === 'view') return renderGuildSettings(await getGuildSettings(em, guildId));
 			const guild = interaction.guild ?? (await this.container.client.guilds.fetch(guildId));
-			const patch: GuildSettingsPatch = {};
-			const warnings: string[] = [];
-			const refuse = (problem: string): View => ({ content: `${problem}\nNothing was changed.` });
-
-			switch (sub) {
-				case 'alerts': {
-					const enabled = interaction.options.getBoolean('enabled', true);
-					const channelId = interaction.options.getChannel('channel')?.id;
-					const roleId = interaction.options.getRole('role')?.id;
-					const current = await getGuildSettings(this.em(), guildId);
-					const target = channelId ?? current.alertChannelId;
-					if (enabled && !target) return refuse('Choose a channel for the alerts (the `channel` option).');
-					if (channelId || (enabled && target)) {
-						const checked = await this.checkChannel(guild, target!, 'alerts');
-						if (checked.problem) return refuse(checked.problem);
-						warnings.push(...checked.warnings);
-					}
-					if (roleId) {
-						const checked = await this.checkRole(guild, roleId);
-						if (checked.problem) return refuse(checked.problem);
-						warnings.push(...checked.warnings);
-						patch.alertRoleId = roleId;
-					} else if (interaction.options.getBoolean('no-role')) {
-						patch.alertRoleId = null;
-					}
-					patch.alertsEnabled = enabled;
-					if (channelId) patch.alertChannelId = channelId;
-					break;
-				}
-				case 'country': {
-					const code = interaction.options.getString('country', true);
-					patch.country = code === INTERNATIONAL ? null : code;
-					break;
-				}
-				case 'author-offer':
-					patch.offerResourcesToAuthor = interaction.options.getBoolean('enabled', true);
-					break;
-				case 'checkin-channel': {
-					const channelId = interaction.options.getChannel('channel')?.id ?? null;
-					if (channelId) {
-						const checked = await this.checkChannel(guild, channelId, 'checkins');
-						if (checked.problem) return refuse(checked.problem);
-						warnings.push(...checked.warnings);
-					}
-					patch.checkinChannelId = channelId;
-					break;
-				}
-				case 'feature': {
-					const feature = interaction.options.getString('feature', true) as Feature;
-					if (!FEATURES.includes(feature)) return refuse('Unknown feature.');
-					patch.features = { [feature]: interaction.options.getBoolean('enabled', true) };
-					break;
-				}
-				default:
-					return refuse('Unknown setting.');
-			}
-			let settings;
-			try {
-				settings = await updateGuildSettings(this.em(), guildId, patch);
-			} catch (error) {
-				if (error instanceof RangeError) return refuse('That value is not valid.');
-				throw error;
-			}
-			return renderGuildSettings(settings, ['Saved. It applies at once.', ...warnings]);
-		});
-	}
-
-	private async checkChannel(guild: Guild, channelId: string, purpose: 'alerts' | 'checkins'): Promise<Checked> {
-		const channel = guild.channels.cache.get(channelId) ?? (await guild.channels.fetch(channelId).catch(() => null));
-		const me = await botMember(guild).catch(() => null);
-		const isTextChannel = channel !== null && channel !== undefined && (TEXT_CHANNELS as ChannelType[]).includes(channel.type);
-		if (!channel || !me || !isTextChannel) return checkChannel({ isTextChannel: false, botPermissions: 0n, everyoneCanView: false, purpose });
-		return checkChannel({
-			isTextChannel,
-			botPermissions: channel.permissionsFor(me).bitfield,
-			everyoneCanView: channel.permissionsFor(guild.roles.everyone).has(PermissionFlagsBits.ViewChannel),
-			purpose,
-		});
-	}
-
-	private async checkRole(guild: Guild, roleId: string): Promise<Checked> {
-		const role = guild.roles.cache.get(roleId) ?? (await guild.roles.fetch(roleId).catch(() => null));
-		if (!role) return { problem: 'That role was not found in this server.', warnings: [] };
-		const me = await botMember(guild).catch(() => null);
-		return checkAlertRole({
-			isEveryone: role.id === guild.id,
-			managed: role.managed,
-			mentionable: role.mentionable,
-			botCanMentionAll: me?.permissions.has(PermissionFlagsBits.MentionEveryone) ?? false,
+			const currentAlertChannelId = options.sub === 'alerts' ? (await getGuildSettings(em, guildId)).alertChannelId : null;
+			const channel = channelToCheck(options, currentAlertChannelId);
+			const change = patchFromOptions(options, {
+				currentAlertChannelId,
+				channel: channel ? await channelFacts(guild, channel.id) : undefined,
+				role: options.sub === 'alerts' && options.roleId ? await roleFacts(guild, options.roleId) : undefined,
+			});
+			if ('problem' in change) return { content: `${change.problem}\nNothing was changed.` };
+			const settings = await updateGuildSettings(em, guildId, change.patch);
+			return renderGuildSettings(settings, ['Saved. It applies at once.', ...change.warnings]);
 		});
 	}
 }

@@ -14,6 +14,7 @@ import { definition as trivia } from '../../src/commands/fun/trivia.ts';
 import { definition as wouldyourather } from '../../src/commands/fun/wouldyourather.ts';
 import { extractJson, generate, isKind, parsePlain, pick, sample } from '../../src/lib/wellbeing/ai.ts';
 import { MOODS, renderCheckInLogged, renderHistory, trendOf, type CheckInRow } from '../../src/lib/wellbeing/checkins.ts';
+import { checkInFromOptions, historyCount, reminderChoice, reminderFromOptions } from '../../src/lib/wellbeing/checkin-options.ts';
 import {
 	AFFIRMATIONS,
 	BREATHING,
@@ -239,6 +240,63 @@ describe('check-in trend', () => {
 		assert.match(view.embeds![0]!.title!, /Your last 15 check-ins \(of 40\)/);
 		assert.ok(renderCheckInLogged(rows[0]!, rows).embeds![0]!.description!.length <= 4_096);
 		assert.equal(MOODS.length <= 25, true, 'choices fit');
+	});
+});
+
+describe('/checkin options', () => {
+	test('a check-in: a listed mood and an intensity from 1 to 5; the note trimmed, cut to 500, empty means none', () => {
+		assert.deepEqual(checkInFromOptions({ mood: 'calm', intensity: 3, note: '  a walk helped  ' }), {
+			mood: 'calm',
+			intensity: 3,
+			note: 'a walk helped',
+		});
+		assert.equal((checkInFromOptions({ mood: 'calm', intensity: 3, note: 'x'.repeat(600) }) as { note: string }).note.length, 500);
+		assert.equal((checkInFromOptions({ mood: 'calm', intensity: 1, note: '   ' }) as { note: string | null }).note, null);
+		const refused = { problem: 'Please pick a mood from the list and an intensity from 1 to 5.' };
+		assert.deepEqual(checkInFromOptions({ mood: 'ecstatic', intensity: 3, note: null }), refused);
+		assert.deepEqual(checkInFromOptions({ mood: 'calm', intensity: 0, note: null }), refused);
+		assert.deepEqual(checkInFromOptions({ mood: 'calm', intensity: 6, note: null }), refused);
+	});
+
+	test('history shows 10 by default, never fewer than 1 nor more than 15', () => {
+		assert.equal(historyCount(null), 10);
+		assert.equal(historyCount(3), 3);
+		assert.equal(historyCount(0), 1);
+		assert.equal(historyCount(99), 15);
+	});
+
+	test('reminders: refusals for a bad interval, half or out-of-range quiet hours, an unknown timezone', () => {
+		const set = (over: Partial<Parameters<typeof reminderFromOptions>[0]> = {}) =>
+			reminderFromOptions({ every: 1_440, timezone: null, quietStart: null, quietEnd: null, ...over });
+		assert.deepEqual(set({ every: 7 }), { problem: 'Please choose how often from the list.' });
+		assert.match((set({ quietStart: 22 }) as { problem: string }).problem, /both `quiet_start` and `quiet_end`/);
+		assert.deepEqual(set({ quietStart: 22, quietEnd: 24 }), { problem: 'Quiet hours are whole hours from 0 to 23.' });
+		assert.match((set({ timezone: 'Mars/`Olympus`' }) as { problem: string }).problem, /I don't know the timezone `Mars\/'Olympus'`/);
+		assert.deepEqual(set({ timezone: 'europe/paris', quietStart: 23, quietEnd: 7 }), {
+			intervalMinutes: 1_440,
+			timezone: 'Europe/Paris',
+			quiet: { start: 23, end: 7 },
+		});
+		assert.equal((set({ quietStart: 5, quietEnd: 5 }) as { quiet: unknown }).quiet, null, 'equal hours: no quiet hours');
+	});
+
+	test('reminders: what is not given stays as before, or takes the defaults the first time', () => {
+		const keep = { intervalMinutes: 240, timezone: null, quiet: 'keep' as const };
+		assert.deepEqual(reminderChoice(keep, null), { intervalMinutes: 240, timezone: 'UTC', quiet: { start: 22, end: 8 } });
+		const current = {
+			enabled: false,
+			intervalMinutes: 1_440,
+			timezone: 'Asia/Tokyo',
+			quiet: null,
+			nextDueAt: new Date(0),
+			disabledReason: 'user',
+		};
+		assert.deepEqual(reminderChoice(keep, current), { intervalMinutes: 240, timezone: 'Asia/Tokyo', quiet: null });
+		assert.deepEqual(reminderChoice({ intervalMinutes: 240, timezone: 'UTC', quiet: { start: 1, end: 2 } }, current), {
+			intervalMinutes: 240,
+			timezone: 'UTC',
+			quiet: { start: 1, end: 2 },
+		});
 	});
 });
 

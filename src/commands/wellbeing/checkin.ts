@@ -3,10 +3,10 @@ import { ApplicationCommandOptionType, type AutocompleteInteraction } from 'disc
 import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { respondSoon, send } from '../../lib/discord/reply.ts';
+import { checkInFromOptions, historyCount, reminderChoice, reminderFromOptions } from '../../lib/wellbeing/checkin-options.ts';
 import {
 	HISTORY_DEFAULT,
 	HISTORY_MAX,
-	isMood,
 	logCheckIn,
 	MOODS,
 	NOTE_MAX_LENGTH,
@@ -17,16 +17,7 @@ import {
 	TREND_SIZE,
 } from '../../lib/wellbeing/checkins.ts';
 import { disableReminder, getReminder, postponeReminder, setReminder } from '../../lib/wellbeing/reminder-store.ts';
-import {
-	DEFAULT_QUIET,
-	DEFAULT_TIMEZONE,
-	isReminderInterval,
-	REMINDER_INTERVALS,
-	renderReminderSettings,
-	suggestTimeZones,
-	validTimeZone,
-	type QuietHours,
-} from '../../lib/wellbeing/reminders.ts';
+import { REMINDER_INTERVALS, renderReminderSettings, suggestTimeZones } from '../../lib/wellbeing/reminders.ts';
 import { recordScreened, screenPrivately } from '../../lib/safety/screen-command-text.ts';
 
 const hourOption = (name: string, description: string) => ({
@@ -151,35 +142,31 @@ export class CheckinCommand extends HavenCommand {
 	}
 
 	private async log(interaction: Command.ChatInputCommandInteraction) {
-		const mood = interaction.options.getString('mood', true);
-		const intensity = interaction.options.getInteger('intensity', true);
-		const note = interaction.options.getString('note')?.trim().slice(0, NOTE_MAX_LENGTH) || null;
-		if (!isMood(mood) || intensity < 1 || intensity > 5)
-			return send(interaction, { content: 'Please pick a mood from the list and an intensity from 1 to 5.' });
+		const checkIn = checkInFromOptions({
+			mood: interaction.options.getString('mood', true),
+			intensity: interaction.options.getInteger('intensity', true),
+			note: interaction.options.getString('note'),
+		});
+		if ('problem' in checkIn) return send(interaction, { content: checkIn.problem });
+		const em = this.em();
 		const who = { userId: interaction.user.id, guildId: interaction.guildId };
-		const deps = { em: () => this.em(), warn: (m: string) => this.container.logger.warn(m) };
+		const deps = { em: () => em, warn: (m: string) => this.container.logger.warn(m) };
 		// A note that screens as a possible crisis: the resources first, privately (DESIGN §5).
-		const screened = await screenPrivately(note, who, deps);
+		const screened = await screenPrivately(checkIn.note, who, deps);
 		if (screened) await send(interaction, { content: screened.resources });
 		await respondSoon(interaction, async () => {
-			const em = this.em();
-			const row = await logCheckIn(em, { ...who, mood, intensity, note });
-			const [recent, next] = await Promise.all([
-				recentCheckIns(this.em(), who.userId, TREND_SIZE),
-				postponeReminder(this.em(), who.userId, new Date()),
-			]);
+			const row = await logCheckIn(em, { ...who, ...checkIn });
+			const [recent, next] = await Promise.all([recentCheckIns(em, who.userId, TREND_SIZE), postponeReminder(em, who.userId, new Date())]);
 			return renderCheckInLogged(row, recent, next ? `Your next reminder moves to <t:${Math.floor(next.getTime() / 1000)}:R>.` : undefined);
 		});
 		if (screened) await recordScreened(screened, interaction.guildId, deps);
 	}
 
 	private async history(interaction: Command.ChatInputCommandInteraction) {
-		const count = Math.min(HISTORY_MAX, Math.max(1, interaction.options.getInteger('count') ?? HISTORY_DEFAULT));
+		const count = historyCount(interaction.options.getInteger('count'));
+		const em = this.em();
 		await respondSoon(interaction, async () => {
-			const [rows, total] = await Promise.all([
-				recentCheckIns(this.em(), interaction.user.id, count),
-				countCheckIns(this.em(), interaction.user.id),
-			]);
+			const [rows, total] = await Promise.all([recentCheckIns(em, interaction.user.id, count), countCheckIns(em, interaction.user.id)]);
 			return renderHistory(rows, total);
 		});
 	}
@@ -187,50 +174,27 @@ export class CheckinCommand extends HavenCommand {
 	private async reminders(interaction: Command.ChatInputCommandInteraction, sub: string) {
 		const userId = interaction.user.id;
 		const now = new Date();
+		const em = this.em();
 		if (sub === 'off') {
 			return respondSoon(interaction, async () => {
-				const was = await disableReminder(this.em(), userId, now);
+				const was = await disableReminder(em, userId, now);
 				return renderReminderSettings(
-					await getReminder(this.em(), userId),
+					await getReminder(em, userId),
 					was ? 'Reminders are off. Your check-ins are untouched.' : 'Reminders were already off.',
 				);
 			});
 		}
-		if (sub === 'show') return respondSoon(interaction, async () => renderReminderSettings(await getReminder(this.em(), userId)));
+		if (sub === 'show') return respondSoon(interaction, async () => renderReminderSettings(await getReminder(em, userId)));
 
-		const every = interaction.options.getInteger('every', true);
-		const typedZone = interaction.options.getString('timezone');
-		const quietStart = interaction.options.getInteger('quiet_start');
-		const quietEnd = interaction.options.getInteger('quiet_end');
-		if (!isReminderInterval(every)) return send(interaction, { content: 'Please choose how often from the list.' });
-		if ((quietStart === null) !== (quietEnd === null))
-			return send(interaction, {
-				content: 'Please give both `quiet_start` and `quiet_end` (or neither, to keep your quiet hours as they are).',
-			});
-		if ([quietStart, quietEnd].some((h) => h !== null && (h < 0 || h > 23)))
-			return send(interaction, { content: 'Quiet hours are whole hours from 0 to 23.' });
-		const zone = typedZone === null ? null : validTimeZone(typedZone);
-		if (typedZone !== null && zone === null) {
-			return send(interaction, {
-				content: `I don't know the timezone \`${typedZone.replace(/`/g, "'").slice(0, 64)}\`. Use a name like \`Europe/Paris\`, \`America/New_York\` or \`UTC\` (the list suggests them as you type).`,
-			});
-		}
+		const request = reminderFromOptions({
+			every: interaction.options.getInteger('every', true),
+			timezone: interaction.options.getString('timezone'),
+			quietStart: interaction.options.getInteger('quiet_start'),
+			quietEnd: interaction.options.getInteger('quiet_end'),
+		});
+		if ('problem' in request) return send(interaction, { content: request.problem });
 		await respondSoon(interaction, async () => {
-			const current = await getReminder(this.em(), userId);
-			const quiet: QuietHours | null =
-				quietStart !== null && quietEnd !== null
-					? quietStart === quietEnd
-						? null
-						: { start: quietStart, end: quietEnd }
-					: current
-						? current.quiet
-						: { ...DEFAULT_QUIET };
-			const saved = await setReminder(
-				this.em(),
-				userId,
-				{ intervalMinutes: every, timezone: zone ?? current?.timezone ?? DEFAULT_TIMEZONE, quiet },
-				now,
-			);
+			const saved = await setReminder(em, userId, reminderChoice(request, await getReminder(em, userId)), now);
 			return renderReminderSettings(saved, 'Reminders are on. The first one comes after one interval, by DM.');
 		});
 	}

@@ -1,7 +1,8 @@
 // GET /metrics over real HTTP: protected by METRICS_TOKEN (or API_TOKEN), Prometheus text from a registry of this
 // Haven's own; request counts and latencies by route template and status, rate-limit rejections, interactions by
 // command and outcome, crisis screens by level (no content), AI calls by outcome, database pool and reachability,
-// shard and bot status. A restart starts from a fresh registry and nothing lands in prom-client's global one.
+// shard and bot status, prom-client's default process metrics. A restart starts from a fresh registry and nothing
+// lands in prom-client's global one.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import net from 'node:net';
@@ -213,8 +214,10 @@ describe('GET /metrics', () => {
 		assert.equal(total(samples, 'haven_shard_guilds', { shard: '0' }), 2);
 		assert.equal(total(samples, 'haven_bot_status', { status: 'ok' }), 1);
 		assert.equal(total(samples, 'haven_bot_status', { status: 'degraded' }), 0);
-		assert.ok(has(samples, 'nodejs_eventloop_delay_seconds', { quantile: '0.99' }));
+		assert.ok(has(samples, 'nodejs_eventloop_lag_p99_seconds'));
+		assert.ok(has(samples, 'nodejs_heap_size_used_bytes'));
 		assert.ok(total(samples, 'process_cpu_seconds_total') > 0);
+		assert.ok(total(samples, 'process_start_time_seconds') > 1_600_000_000);
 	});
 
 	test("a restart starts a fresh registry; prom-client's global registry stays empty", async () => {
@@ -223,6 +226,7 @@ describe('GET /metrics', () => {
 		await world.restart({ METRICS_TOKEN: undefined });
 		const after = await scrape(world.haven.url, API_TOKEN);
 		assert.equal(total(after, 'haven_http_requests_total', { route: '/v1/testimonials' }), 0);
+		assert.ok(total(after, 'process_resident_memory_bytes') > 0, 'process metrics in the new registry too');
 		assert.equal(globalRegistry.getMetricsAsArray().length, 0);
 
 		await world.restart({ METRICS_TOKEN: undefined, API_TOKEN: undefined });

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { container, Events, type Command } from '@sapphire/framework';
 import type { Client } from 'discord.js';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { AiEvent } from '../ai/index.ts';
 import type { HttpRequest } from '../framework/http-request.ts';
 import { HttpMetrics } from '../framework/http-metrics.ts';
@@ -15,8 +15,7 @@ import { overallStatus, type ShardTracker } from './status.ts';
 /**
  * Haven's Prometheus metrics (`GET /metrics`, README "Metrics"). One `Metrics` per running Haven, with its own
  * registry: nothing goes to prom-client's global registry, so Havens started one after another in a process (tests)
- * never share or leak series, and `close()` stops the one thing that samples in the background (the event-loop
- * delay monitor, whose timer is unref'd anyway).
+ * never share or leak series of their own.
  *
  * What is measured, and where it is hooked:
  * - HTTP requests by method, route template (never a raw URL) and status: `observeHttp`, from the request listener;
@@ -24,7 +23,9 @@ import { overallStatus, type ShardTracker } from './status.ts';
  * - interactions by command, kind and outcome, with latency: Sapphire's command events (`watchBot`);
  * - crisis screens by level and surface, never content: `countCrisisScreen`, where the screen is called;
  * - AI calls by operation and outcome, with latency: the `observe` option of `createAi`;
- * - database pool state and reachability, shard and bot status, memory and event-loop delay: read on each scrape.
+ * - database pool state and reachability, shard and bot status: read on each scrape;
+ * - the process (CPU, memory, heap, event-loop lag, GC, handles): prom-client's default metrics, collected once per
+ *   process and shown by every Haven's registry (see `registerProcessMetrics`).
  */
 
 declare module '@sapphire/pieces' {
@@ -71,6 +72,9 @@ export interface BotSources {
 	enabled: boolean;
 }
 
+type Registers = Registry[];
+type PoolStats = { total: number; idle: number; waiting: number; max: number };
+
 export class Metrics {
 	readonly registry = new Registry();
 	readonly http: HttpMetrics;
@@ -85,231 +89,23 @@ export class Metrics {
 	#orm: MikroORM | undefined;
 	#bot: BotSources | undefined;
 	readonly #detach: (() => void)[] = [];
-	readonly #loop: ReturnType<typeof monitorEventLoopDelay> = monitorEventLoopDelay({ resolution: 20 });
 	#closed = false;
 	#httpInFlight = 0;
 
 	constructor(options: { version: string }) {
 		const registers = [this.registry];
-		// eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with its own this
-		const self = this;
-		this.#loop.enable();
-
-		new Gauge({ name: 'haven_build_info', help: 'Always 1; the running build in the version label.', labelNames: ['version'], registers }).set(
-			{ version: options.version },
-			1,
-		);
-
-		// HTTP API
-		this.http = new HttpMetrics(this.registry, {
-			prefix: 'haven_http',
-			buckets: HTTP_BUCKETS,
-			help: {
-				requests: 'HTTP requests answered, by method, route template and status ("aborted": the client left first).',
-				duration: 'Time from receiving an HTTP request to the end of its response.',
-			},
-		});
-		// eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with its own this
-		const metrics = this;
-		this.httpInFlight = new Gauge({
-			name: 'haven_http_requests_in_flight',
-			help: 'HTTP requests being served now.',
-			registers,
-			collect() {
-				this.set(metrics.#httpInFlight);
-			},
-		});
-		this.rateLimitRejections = new Counter({
-			name: 'haven_http_rate_limited_total',
-			help: 'Requests refused with 429, by route template and the limit that refused them (all, chat, feedback).',
-			labelNames: ['route', 'limit'],
-			registers,
-		});
-
-		// Discord
-		this.interactions = new Counter({
-			name: 'haven_interactions_total',
-			help: 'Slash and context-menu commands run, by command, type and outcome (success, error, denied).',
-			labelNames: ['command', 'type', 'outcome'],
-			registers,
-		});
-		this.interactionDuration = new Histogram({
-			name: 'haven_interaction_duration_seconds',
-			help: 'Time a command took to run (denied commands are not timed).',
-			labelNames: ['command', 'type', 'outcome'],
-			buckets: INTERACTION_BUCKETS,
-			registers,
-		});
-		this.crisisScreens = new Counter({
-			name: 'haven_crisis_screens_total',
-			help: 'Messages crisis-screened, by the level found and the surface (api, message, command, context_menu). No content.',
-			labelNames: ['level', 'surface'],
-			registers,
-		});
-
-		// AI provider
-		this.aiRequests = new Counter({
-			name: 'haven_ai_requests_total',
-			help: 'AI provider calls, by operation (complete, moderate) and outcome (ok, timeout, rate_limited, failed).',
-			labelNames: ['operation', 'outcome'],
-			registers,
-		});
-		this.aiDuration = new Histogram({
-			name: 'haven_ai_request_duration_seconds',
-			help: 'Time an AI provider call took, including its one retry and any wait for a slot.',
-			labelNames: ['operation', 'outcome'],
-			buckets: AI_BUCKETS,
-			registers,
-		});
-
-		// Database, read on scrape
-		new Gauge({
-			name: 'haven_db_up',
-			help: '1 when the database answered `select 1` within 2 s at this scrape, else 0.',
-			registers,
-			async collect() {
-				this.set((await self.#pingDatabase()) ? 1 : 0);
-			},
-		});
-		new Gauge({
-			name: 'haven_db_pool_connections',
-			help: 'Connections in the database pool, by state (busy, idle).',
-			labelNames: ['state'],
-			registers,
-			async collect() {
-				const stats = await self.#poolStats();
-				this.set({ state: 'busy' }, stats ? stats.total - stats.idle : 0);
-				this.set({ state: 'idle' }, stats?.idle ?? 0);
-			},
-		});
-		new Gauge({
-			name: 'haven_db_pool_waiting',
-			help: 'Queries waiting for a free pooled connection.',
-			registers,
-			async collect() {
-				this.set((await self.#poolStats())?.waiting ?? 0);
-			},
-		});
-		new Gauge({
-			name: 'haven_db_pool_max_connections',
-			help: 'Size limit of the database pool.',
-			registers,
-			async collect() {
-				this.set((await self.#poolStats())?.max ?? 0);
-			},
-		});
-
-		// Discord gateway, read on scrape
-		new Gauge({
-			name: 'haven_bot_status',
-			help: 'Overall bot status as in GET /v1/status: 1 for the current one of ok, degraded, starting.',
-			labelNames: ['status'],
-			registers,
-			collect() {
-				const bot = self.#bot;
-				const current = bot ? overallStatus(bot.enabled, bot.enabled ? bot.shards.snapshot(bot.client) : []) : 'degraded';
-				for (const status of STATUS_VALUES) this.set({ status }, status === current ? 1 : 0);
-			},
-		});
-		new Gauge({
-			name: 'haven_shard_ready',
-			help: '1 while the shard is ready (serving events), else 0.',
-			labelNames: ['shard'],
-			registers,
-			collect() {
-				this.reset();
-				for (const shard of self.#shards()) this.set({ shard: String(shard.id) }, shard.state === 'ready' ? 1 : 0);
-			},
-		});
-		new Gauge({
-			name: 'haven_shard_state',
-			help: "1 for the shard's current gateway state (ready, connecting, reconnecting, resuming, identifying ...).",
-			labelNames: ['shard', 'state'],
-			registers,
-			collect() {
-				this.reset();
-				for (const shard of self.#shards()) this.set({ shard: String(shard.id), state: shard.state }, 1);
-			},
-		});
-		new Gauge({
-			name: 'haven_shard_latency_seconds',
-			help: 'Last gateway heartbeat round trip of the shard (absent until measured).',
-			labelNames: ['shard'],
-			registers,
-			collect() {
-				this.reset();
-				for (const shard of self.#shards()) if (shard.latencyMs !== null) this.set({ shard: String(shard.id) }, shard.latencyMs / 1000);
-			},
-		});
-		new Gauge({
-			name: 'haven_shard_guilds',
-			help: 'Servers on the shard.',
-			labelNames: ['shard'],
-			registers,
-			collect() {
-				this.reset();
-				for (const shard of self.#shards()) this.set({ shard: String(shard.id) }, shard.guilds);
-			},
-		});
-		new Gauge({
-			name: 'haven_shard_resumes',
-			help: 'Gateway sessions the shard resumed since the process started.',
-			labelNames: ['shard'],
-			registers,
-			collect() {
-				this.reset();
-				for (const shard of self.#shards()) this.set({ shard: String(shard.id) }, shard.resumes);
-			},
-		});
-
-		// The process
-		new Gauge({
-			name: 'process_resident_memory_bytes',
-			help: 'Resident memory size in bytes.',
-			registers,
-			collect() {
-				this.set(process.memoryUsage.rss());
-			},
-		});
-		new Gauge({
-			name: 'nodejs_heap_size_used_bytes',
-			help: 'V8 heap in use, in bytes.',
-			registers,
-			collect() {
-				this.set(process.memoryUsage().heapUsed);
-			},
-		});
-		new Gauge({
-			name: 'process_start_time_seconds',
-			help: 'Start time of the process since the Unix epoch, in seconds.',
-			registers,
-		}).set(Math.round((Date.now() - performance.now()) / 1000));
-		let cpuSeen = 0;
-		new Counter({
-			name: 'process_cpu_seconds_total',
-			help: 'User and system CPU time spent, in seconds.',
-			registers,
-			collect() {
-				const { user, system } = process.cpuUsage();
-				const total = (user + system) / 1e6;
-				if (total > cpuSeen) this.inc(total - cpuSeen);
-				cpuSeen = total;
-			},
-		});
-		new Gauge({
-			name: 'nodejs_eventloop_delay_seconds',
-			help: 'Event-loop delay since the previous scrape: p50, p99 and max.',
-			labelNames: ['quantile'],
-			registers,
-			collect() {
-				const loop = self.#loop;
-				const seconds = (ns: number) => (Number.isFinite(ns) ? ns / 1e9 : 0);
-				this.set({ quantile: '0.5' }, seconds(loop.percentile(50)));
-				this.set({ quantile: '0.99' }, seconds(loop.percentile(99)));
-				this.set({ quantile: 'max' }, seconds(loop.max));
-				loop.reset();
-			},
-		});
+		registerBuildInfo(registers, options.version);
+		({
+			http: this.http,
+			inFlight: this.httpInFlight,
+			rateLimited: this.rateLimitRejections,
+		} = httpMetrics(this.registry, () => this.#httpInFlight));
+		({ interactions: this.interactions, duration: this.interactionDuration } = interactionMetrics(registers));
+		this.crisisScreens = crisisMetrics(registers);
+		({ requests: this.aiRequests, duration: this.aiDuration } = aiMetrics(registers));
+		registerDatabaseGauges(registers, () => this.#orm);
+		registerGatewayGauges(registers, () => this.#bot);
+		registerProcessMetrics(this.registry);
 	}
 
 	/** The Prometheus text exposition of every metric. */
@@ -388,51 +184,235 @@ export class Metrics {
 		}
 	}
 
-	/** Stops sampling, detaches from the client and empties the registry. */
+	/** Stops counting, detaches from the client and empties the registry. */
 	close(): void {
 		if (this.#closed) return;
 		this.#closed = true;
-		this.#loop.disable();
 		for (const detach of this.#detach.splice(0)) detach();
 		this.#orm = undefined;
 		this.#bot = undefined;
 		this.registry.clear();
 	}
+}
 
-	#shards() {
-		const bot = this.#bot;
-		return bot?.enabled ? bot.shards.snapshot(bot.client) : [];
-	}
+function registerBuildInfo(registers: Registers, version: string): void {
+	new Gauge({ name: 'haven_build_info', help: 'Always 1; the running build in the version label.', labelNames: ['version'], registers }).set(
+		{ version },
+		1,
+	);
+}
 
-	async #poolStats(): Promise<{ total: number; idle: number; waiting: number; max: number } | undefined> {
-		const orm = this.#orm;
-		if (!orm) return undefined;
-		try {
-			const pool = await (orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
-			return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 0 };
-		} catch {
-			return undefined;
-		}
-	}
+/** HTTP API: requests and latency (counted by `HttpMetrics`), requests in flight, rate-limit rejections. */
+function httpMetrics(registry: Registry, inFlight: () => number) {
+	const registers = [registry];
+	return {
+		http: new HttpMetrics(registry, {
+			prefix: 'haven_http',
+			buckets: HTTP_BUCKETS,
+			help: {
+				requests: 'HTTP requests answered, by method, route template and status ("aborted": the client left first).',
+				duration: 'Time from receiving an HTTP request to the end of its response.',
+			},
+		}),
+		inFlight: new Gauge({
+			name: 'haven_http_requests_in_flight',
+			help: 'HTTP requests being served now.',
+			registers,
+			collect() {
+				this.set(inFlight());
+			},
+		}),
+		rateLimited: new Counter({
+			name: 'haven_http_rate_limited_total',
+			help: 'Requests refused with 429, by route template and the limit that refused them (all, chat, feedback).',
+			labelNames: ['route', 'limit'] as const,
+			registers,
+		}),
+	};
+}
 
-	async #pingDatabase(): Promise<boolean> {
-		const orm = this.#orm;
-		if (!orm) return false;
-		let timer: NodeJS.Timeout | undefined;
-		const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), DB_PING_TIMEOUT_MS)));
-		try {
-			const ping = orm.em
-				.getConnection()
-				.execute('select 1')
-				.then(
-					() => true,
-					() => false,
-				);
-			return await Promise.race([ping, timeout]);
-		} finally {
-			clearTimeout(timer);
-		}
+/** Discord commands: runs by command, type and outcome, and how long they took. */
+function interactionMetrics(registers: Registers) {
+	return {
+		interactions: new Counter({
+			name: 'haven_interactions_total',
+			help: 'Slash and context-menu commands run, by command, type and outcome (success, error, denied).',
+			labelNames: ['command', 'type', 'outcome'] as const,
+			registers,
+		}),
+		duration: new Histogram({
+			name: 'haven_interaction_duration_seconds',
+			help: 'Time a command took to run (denied commands are not timed).',
+			labelNames: ['command', 'type', 'outcome'] as const,
+			buckets: INTERACTION_BUCKETS,
+			registers,
+		}),
+	};
+}
+
+/** Crisis screens by the level found and the surface; never content. */
+function crisisMetrics(registers: Registers) {
+	return new Counter({
+		name: 'haven_crisis_screens_total',
+		help: 'Messages crisis-screened, by the level found and the surface (api, message, command, context_menu). No content.',
+		labelNames: ['level', 'surface'] as const,
+		registers,
+	});
+}
+
+/** AI provider calls by operation and outcome, and how long they took. */
+function aiMetrics(registers: Registers) {
+	return {
+		requests: new Counter({
+			name: 'haven_ai_requests_total',
+			help: 'AI provider calls, by operation (complete, moderate) and outcome (ok, timeout, rate_limited, failed).',
+			labelNames: ['operation', 'outcome'] as const,
+			registers,
+		}),
+		duration: new Histogram({
+			name: 'haven_ai_request_duration_seconds',
+			help: 'Time an AI provider call took, including its one retry and any wait for a slot.',
+			labelNames: ['operation', 'outcome'] as const,
+			buckets: AI_BUCKETS,
+			registers,
+		}),
+	};
+}
+
+/** Database reachability and pool state, read on each scrape from the database being watched (if any). */
+function registerDatabaseGauges(registers: Registers, database: () => MikroORM | undefined): void {
+	const stats = () => poolStats(database());
+	new Gauge({
+		name: 'haven_db_up',
+		help: '1 when the database answered `select 1` within 2 s at this scrape, else 0.',
+		registers,
+		async collect() {
+			this.set((await pingDatabase(database())) ? 1 : 0);
+		},
+	});
+	new Gauge({
+		name: 'haven_db_pool_connections',
+		help: 'Connections in the database pool, by state (busy, idle).',
+		labelNames: ['state'],
+		registers,
+		async collect() {
+			const pool = await stats();
+			this.set({ state: 'busy' }, pool ? pool.total - pool.idle : 0);
+			this.set({ state: 'idle' }, pool?.idle ?? 0);
+		},
+	});
+	new Gauge({
+		name: 'haven_db_pool_waiting',
+		help: 'Queries waiting for a free pooled connection.',
+		registers,
+		async collect() {
+			this.set((await stats())?.waiting ?? 0);
+		},
+	});
+	new Gauge({
+		name: 'haven_db_pool_max_connections',
+		help: 'Size limit of the database pool.',
+		registers,
+		async collect() {
+			this.set((await stats())?.max ?? 0);
+		},
+	});
+}
+
+async function poolStats(orm: MikroORM | undefined): Promise<PoolStats | undefined> {
+	if (!orm) return undefined;
+	try {
+		const pool = await (orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
+		return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 0 };
+	} catch {
+		return undefined;
 	}
+}
+
+async function pingDatabase(orm: MikroORM | undefined): Promise<boolean> {
+	if (!orm) return false;
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), DB_PING_TIMEOUT_MS)));
+	try {
+		const ping = orm.em
+			.getConnection()
+			.execute('select 1')
+			.then(
+				() => true,
+				() => false,
+			);
+		return await Promise.race([ping, timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+/** Discord gateway: overall bot status and each shard's state, latency, servers and resumes, read on each scrape. */
+function registerGatewayGauges(registers: Registers, bot: () => BotSources | undefined): void {
+	const shards = () => {
+		const sources = bot();
+		return sources?.enabled ? sources.shards.snapshot(sources.client) : [];
+	};
+	new Gauge({
+		name: 'haven_bot_status',
+		help: 'Overall bot status as in GET /v1/status: 1 for the current one of ok, degraded, starting.',
+		labelNames: ['status'],
+		registers,
+		collect() {
+			const sources = bot();
+			const current = sources ? overallStatus(sources.enabled, shards()) : 'degraded';
+			for (const status of STATUS_VALUES) this.set({ status }, status === current ? 1 : 0);
+		},
+	});
+	const perShard = (name: string, help: string, value: (shard: ReturnType<typeof shards>[number]) => number | null) =>
+		new Gauge({
+			name,
+			help,
+			labelNames: ['shard'],
+			registers,
+			collect() {
+				this.reset();
+				for (const shard of shards()) {
+					const reading = value(shard);
+					if (reading !== null) this.set({ shard: String(shard.id) }, reading);
+				}
+			},
+		});
+	perShard('haven_shard_ready', '1 while the shard is ready (serving events), else 0.', (shard) => (shard.state === 'ready' ? 1 : 0));
+	new Gauge({
+		name: 'haven_shard_state',
+		help: "1 for the shard's current gateway state (ready, connecting, reconnecting, resuming, identifying ...).",
+		labelNames: ['shard', 'state'],
+		registers,
+		collect() {
+			this.reset();
+			for (const shard of shards()) this.set({ shard: String(shard.id), state: shard.state }, 1);
+		},
+	});
+	perShard('haven_shard_latency_seconds', 'Last gateway heartbeat round trip of the shard (absent until measured).', (shard) =>
+		shard.latencyMs === null ? null : shard.latencyMs / 1000,
+	);
+	perShard('haven_shard_guilds', 'Servers on the shard.', (shard) => shard.guilds);
+	perShard('haven_shard_resumes', 'Gateway sessions the shard resumed since the process started.', (shard) => shard.resumes);
+}
+
+/**
+ * prom-client's default process metrics (`process_cpu_seconds_total`, `process_resident_memory_bytes`,
+ * `nodejs_heap_size_used_bytes`, `nodejs_eventloop_lag_p99_seconds`, `nodejs_gc_duration_seconds` ...), without a
+ * prefix so dashboards built for any Node service work as they are. They describe the process, not one Haven, and
+ * sample in the background (an event-loop delay monitor, a GC observer) with no way to stop them, so they are
+ * collected once per process into a registry of their own and the same metric objects are registered in each
+ * Haven's registry (as `Registry.merge` does): a restarted Haven does not start another sampler.
+ */
+let processMetrics: Registry | undefined;
+
+function registerProcessMetrics(registry: Registry): void {
+	if (!processMetrics) {
+		processMetrics = new Registry();
+		collectDefaultMetrics({ register: processMetrics, eventLoopMonitoringPrecision: 20 });
+	}
+	// Typed as plain objects, they are the metric instances themselves (what `Registry.merge` registers too).
+	for (const metric of processMetrics.getMetricsAsArray()) registry.registerMetric(metric as unknown as Metric);
 }
 
 /**

@@ -30,6 +30,9 @@ import { COMPLIMENTS, JOKES, renderCompliment, safeName } from '../../src/lib/we
 import {
 	parseGameButton,
 	parseTrivia,
+	REVEAL_NOT_ALLOWED,
+	ROUND_GONE,
+	TRIVIA_REVEALED,
 	parseWyr,
 	renderTrivia,
 	renderWyr,
@@ -42,6 +45,7 @@ import {
 	WYR_POOL,
 	wyrButtonId,
 } from '../../src/lib/wellbeing/games.ts';
+import { roundTakesAnswers, triviaAnswerReply, triviaClick } from '../../src/lib/wellbeing/trivia-rules.ts';
 import { clearButtonId, deleteButtonId, pageButtonId, parseLetterButton, parseModalId, renderLetter } from '../../src/lib/wellbeing/ghost-letters.ts';
 import {
 	createReminderScheduler,
@@ -516,11 +520,45 @@ describe('custom ids and views', () => {
 	});
 });
 
+describe('trivia rules', () => {
+	const question = TRIVIA_POOL[0]!;
+	const round = { id: 7, kind: 'trivia' as const, startedBy: USER, content: question, fromAi: false, revealed: false };
+	const OTHER = '223456789012345678';
+
+	test('a click: nothing on a gone or revealed round; only the starter reveals; anyone answers an open round', () => {
+		const answer = { game: 'trivia' as const, roundId: 7, action: 'answer' as const, choice: 2 };
+		const reveal = { game: 'trivia' as const, roundId: 7, action: 'reveal' as const };
+		assert.deepEqual(triviaClick(null, answer, OTHER), { kind: 'refuse', message: ROUND_GONE });
+		assert.deepEqual(triviaClick({ ...round, revealed: true }, answer, OTHER), { kind: 'refuse', message: TRIVIA_REVEALED });
+		assert.deepEqual(triviaClick({ ...round, revealed: true }, reveal, USER), { kind: 'refuse', message: TRIVIA_REVEALED });
+		assert.deepEqual(triviaClick(round, reveal, OTHER), { kind: 'refuse', message: REVEAL_NOT_ALLOWED });
+		assert.deepEqual(triviaClick(round, reveal, USER), { kind: 'reveal', round });
+		assert.deepEqual(triviaClick(round, answer, OTHER), { kind: 'answer', round, choice: 2 });
+		assert.deepEqual(triviaClick(round, answer, USER), { kind: 'answer', round, choice: 2 }, 'the starter may answer too');
+	});
+
+	test('under the lock, a round revealed or deleted meanwhile takes no answer', () => {
+		assert.equal(roundTakesAnswers(round), true);
+		assert.equal(roundTakesAnswers({ revealed: true }), false);
+		assert.equal(roundTakesAnswers(null), false);
+	});
+
+	test('the private reply: right or wrong with the explanation, the first answer again, or the round is over', () => {
+		const right = question.answer;
+		const wrong = (right + 1) % 4;
+		assert.match(triviaAnswerReply(question, { counted: true, choice: right }), /^✅ Correct!/);
+		assert.ok(triviaAnswerReply(question, { counted: true, choice: right }).includes(question.explanation));
+		assert.match(triviaAnswerReply(question, { counted: true, choice: wrong }), /^Not quite: you chose [A-D]\./);
+		assert.match(triviaAnswerReply(question, { counted: false, choice: wrong }), /^You already answered this one/);
+		assert.equal(triviaAnswerReply(question, null), TRIVIA_REVEALED);
+	});
+});
+
 describe('command definitions', () => {
 	const definitions: CommandDefinition[] = [checkin, coping, ghostletter, joke, compliment, trivia, wouldyourather];
 	const NAME = /^[-_\p{Ll}\p{N}]{1,32}$/u;
 
-	test('valid for Discord at every level; cooldowns as the SPEC says', () => {
+	test('valid for Discord at every level; cooldowns as the README lists them', () => {
 		assert.deepEqual(definitionProblems(definitions), []);
 		const walk = (options: readonly any[], where: string) => {
 			assert.ok(options.length <= 25, where);

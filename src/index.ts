@@ -32,7 +32,7 @@ export interface Haven {
 const PIECES = fileURLToPath(new URL('.', import.meta.url));
 const SHUTDOWN_GRACE_MS = 5_000;
 
-/** Boot order (SPEC "Startup rules"): configuration -> database and migrations -> bot or API-only -> HTTP API. */
+/** Boot order: configuration -> database and migrations -> bot or API-only -> HTTP API. */
 export async function startHaven(config: Config): Promise<Haven> {
 	const client = new SapphireClient({
 		...discordClientOptions(config),
@@ -90,7 +90,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 		container.bot = config.discord.enabled ? createBot({ client, config, db, version: container.version, log }) : undefined;
 		await Promise.all([...client.stores.values()].map((store) => store.loadAll()));
 		await dropUnusedApiPieces(client.stores);
-		// The HTTP API before the gateway (issue 7): /healthz answers and /v1/status says "starting" while the shards
+		// The HTTP API before the gateway: /healthz answers and /v1/status says "starting" while the shards
 		// connect, however long Discord takes (a shard that cannot connect would otherwise keep the whole API down).
 		await client.server.connect();
 		if (container.bot) {

@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES } from '../lib/api/schemas.ts';
 
 /**
  * Replaces plugin-api's `body` middleware, which only compares Content-Length with a 50 MB default (chunked bodies
- * pass unchecked, DESIGN.md §3 trap 2). Validates the query and reads and validates the JSON body of routes that
+ * pass unchecked). Validates the query and reads and validates the JSON body of routes that
  * declare them, so a route only ever sees valid input.
  */
 export class BodyMiddleware extends Middleware {

@@ -4,7 +4,7 @@ import type { RateLimitManager } from '@sapphire/ratelimits';
 /**
  * Sapphire's own Cooldown precondition (same behaviour; commands configure it with `cooldownDelay`), plus a way to
  * let go of its buckets: each RateLimitManager starts a 30 s sweep interval that would keep the process alive after
- * shutdown (DESIGN.md trap 6). This piece has the built-in's name, so it replaces it; when the stores are unloaded
+ * shutdown. This piece has the built-in's name, so it replaces it; when the stores are unloaded
  * at shutdown, every bucket is cleared and its interval stopped.
  */
 class TrackedBuckets extends WeakMap<Command, RateLimitManager<string>> {

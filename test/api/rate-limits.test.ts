@@ -41,7 +41,7 @@ function assertLimited(reply: Reply, limit: number) {
 	assert.equal(reply.headers['cache-control'], 'no-store');
 }
 
-describe('the spec defaults, client = socket address', () => {
+describe('the default limits, client = socket address', () => {
 	test('5 feedback a minute, 20 chats a minute, 60 requests a minute in all; X-Forwarded-For changes nothing', async () => {
 		const { url } = await start({});
 		const feedback = () => request(url, 'POST', '/v1/feedback', { token: TOKEN, body: { userId: '123456789012345678', message: 'thank you' } });

@@ -1,5 +1,5 @@
 // The real service logged in to the fake Discord: startup (ready, registration, pieces, system log, release check,
-// bot-list post), every command of issue 4, cooldowns and permissions, the error funnel, the feedback lifecycle
+// bot-list post), every info, feedback and owner command, cooldowns and permissions, the error funnel, the feedback lifecycle
 // through to GET /v1/testimonials, /changelog, and server join/leave.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

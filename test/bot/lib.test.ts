@@ -44,7 +44,7 @@ const def = (overrides: Partial<CommandDefinition> = {}): CommandDefinition => (
 });
 
 describe('command definitions', () => {
-	test('every command file exports a valid definition; cooldowns follow the SPEC table', async () => {
+	test('every command file exports a valid definition; cooldowns match the README table', async () => {
 		const definitions = await collectDefinitions();
 		assert.deepEqual(definitionProblems(definitions), []);
 		const byName = new Map(definitions.map((d) => [d.name, d]));

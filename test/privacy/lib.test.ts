@@ -120,7 +120,7 @@ describe('retention policy', () => {
 });
 
 describe('command definitions', () => {
-	test('/privacy keeps the info cooldown; the admin commands need Manage Server with a 10 s cooldown (SPEC)', async () => {
+	test('/privacy keeps the info cooldown; the admin commands need Manage Server with a 10 s cooldown', async () => {
 		const byName = new Map((await collectDefinitions()).map((d) => [d.name, d]));
 		assert.equal(cooldownSeconds(byName.get('privacy')!), 5);
 		assert.deepEqual(

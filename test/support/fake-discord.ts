@@ -610,7 +610,7 @@ export class FakeDiscord extends EventEmitter {
 		});
 		ws.on('error', () => ws.terminate());
 		if (url.searchParams.get('encoding') !== 'json' || url.searchParams.has('compress') || url.searchParams.get('v') !== '10') {
-			// Only v10 plain JSON is spoken here (DESIGN trap 14: keep zlib-sync out of the dependencies).
+			// Only v10 plain JSON is spoken here (Haven asks for no compression, which would need the native zlib-sync package).
 			ws.close(4012, 'fake-discord speaks only ?v=10&encoding=json without compression');
 			return;
 		}

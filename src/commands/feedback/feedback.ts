@@ -12,7 +12,7 @@ export const definition: CommandDefinition = {
 	description: "Tell Haven's owners what helps and what doesn't",
 	category: 'Feedback',
 	access: 'everyone',
-	// Not in the SPEC table: one submission per person every 30 s keeps the review queue free of floods.
+	// Longer than the info commands' 5 s: one submission per person every 30 s keeps the review queue free of floods.
 	cooldownSeconds: 30,
 	help: 'Owners read every message; it is only shown publicly if you agree and an owner approves it.',
 	options: [

@@ -38,7 +38,7 @@ export const definition: CommandDefinition = {
 	description: 'Check in with how you feel, privately, and see your recent trend',
 	category: 'Wellbeing',
 	access: 'everyone',
-	// SPEC "Chat command cooldowns": check-ins have none beyond Discord's own limits.
+	// No cooldown beyond Discord's own limits: a person logging how they feel is never told to wait.
 	cooldownSeconds: 0,
 	help: 'Only you see your check-ins; notes are stored encrypted. Reminders are opt-in, by DM, never in your quiet hours.',
 	options: [
@@ -151,7 +151,7 @@ export class CheckinCommand extends HavenCommand {
 		const em = this.em();
 		const who = { userId: interaction.user.id, guildId: interaction.guildId };
 		const deps = { em: () => em, warn: (m: string) => this.container.logger.warn(m) };
-		// A note that screens as a possible crisis: the resources first, privately (DESIGN §5).
+		// A note that screens as a possible crisis: the resources first, privately, before anything else.
 		const screened = await screenPrivately(checkIn.note, who, deps);
 		if (screened) await send(interaction, { content: screened.resources });
 		await respondSoon(interaction, async () => {

@@ -3,7 +3,7 @@
  * up to `limit` requests pass in it, the rest get 429 until it ends, and the next request opens a new window.
  * (So a client can send at most 2 x limit requests across a window boundary, and never more than that in any
  * `windowMs` span.) Expired windows are swept lazily, at most once a window length, during normal calls: nothing
- * keeps the process alive and nothing needs stopping (DESIGN.md §3, trap 6).
+ * keeps the process alive and nothing needs stopping (an interval timer would hold the process open at shutdown).
  */
 
 export interface RateDecision {

@@ -9,7 +9,7 @@ extendZodWithOpenApi(z);
 
 /** Longest `message` accepted by `POST /v1/chat` and `POST /v1/feedback`, in characters (UTF-16 code units), after trimming. */
 export const MAX_MESSAGE_LENGTH = 2000;
-/** Shortest feedback `message`, after trimming (SPEC: at least 3 characters). */
+/** Shortest feedback `message`, after trimming: keeps out empty and one-key submissions. */
 export const MIN_FEEDBACK_LENGTH = 3;
 /** Largest request body, in bytes, whether announced by Content-Length or sent chunked. */
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -194,8 +194,8 @@ export type IFeedback = InferEntity<typeof Feedback>;
 export type ICrisisEvent = InferEntity<typeof CrisisEvent>;
 
 // =====================================================================================================================
-// Wellbeing and community (check-in reminders, games). Added by the wellbeing commands (issue 6); their migration is
-// Migration20261121010000Wellbeing. Kept in this block so the data model's other owners can merge around it.
+// Wellbeing and community (check-in reminders, games), used by the wellbeing commands; their migration is
+// Migration20261121010000Wellbeing.
 
 /**
  * One person's check-in reminders (opt-in). `nextDueAt` is when the next DM is due; the scheduler claims a due row by

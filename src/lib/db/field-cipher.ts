@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
- * Per-field AES-256-GCM (DESIGN.md §6).
+ * Per-field AES-256-GCM, so what people write cannot be read from the database or its backups without the key.
  *
  * Every stored value carries a version prefix, so reading never guesses:
  *   `hv0:<text>`                   stored in the clear (no ENCRYPTION_KEY yet)

@@ -58,7 +58,7 @@ export async function openDatabase(config: Config, log: DatabaseLog): Promise<Da
 }
 
 /**
- * How long the pool waits, so that a database outage fails fast instead of hanging requests (DESIGN §3, issue 7):
+ * How long the pool waits, so that a database outage fails fast instead of hanging requests:
  * - connecting (and waiting for a free pooled connection) gives up after CONNECT_TIMEOUT_MS;
  * - a statement runs at most STATEMENT_TIMEOUT_MS (server side; migrations lift it for their own transaction);
  * - a transaction left idle is ended after IDLE_IN_TRANSACTION_TIMEOUT_MS, so a stuck client cannot hold locks;
@@ -171,7 +171,7 @@ export function encryptedColumns(orm: MikroORM): { entity: string; table: string
 
 /**
  * MikroORM reads host, user and database from the URL but drops its query, so `sslmode` (libpq's name, which the
- * spec asks operators to use) is mapped onto the driver's `ssl` option here. `require` encrypts without verifying
+ * README tells operators to use) is mapped onto the driver's `ssl` option here. `require` encrypts without verifying
  * the certificate, as in libpq; `verify-ca`/`verify-full` verify it.
  */
 export function sslFromUrl(url: string): boolean | { rejectUnauthorized: boolean } | undefined {

@@ -29,7 +29,7 @@ export interface Bot {
 	readonly integration: Integration | undefined;
 	/** A system event: to the process log and, when LOG_CHANNEL_ID is set, to that channel. No user content. */
 	systemLog(line: string): void;
-	/** Startup registration (SPEC startup rule 2); a failure is logged, never thrown. */
+	/** Command registration at startup; a failure is logged, never thrown (the previous registration stays). */
 	deploy(): Promise<DeployResult | undefined>;
 	/** Once the client is ready: startup line, integration, guild table. */
 	ready(client: Client<true>): Promise<void>;

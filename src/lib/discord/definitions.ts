@@ -31,7 +31,7 @@ export interface CommandDefinition {
 	/** Heading in /help. */
 	readonly category: string;
 	readonly access: CommandAccess;
-	/** Per user and per command, in seconds (SPEC "Chat command cooldowns"); 0 for none. Default: see `cooldownSeconds`. */
+	/** Per user and per command, in seconds; 0 for none. Default: see `cooldownSeconds`. */
 	readonly cooldownSeconds?: number;
 	readonly options?: readonly APIApplicationCommandOption[];
 	/** Where it can run. Default: servers and DMs with the bot for everyone's commands, servers only otherwise. */
@@ -40,7 +40,7 @@ export interface CommandDefinition {
 	readonly help?: string;
 }
 
-/** SPEC: "/ping, /about, other info commands ~5 seconds", "owner commands ~3 seconds". */
+/** Info commands (/ping, /about and the like) wait 5 seconds, owner commands 3: enough to stop accidental repeats. */
 export const DEFAULT_COOLDOWN_SECONDS = 5;
 export const OWNER_COOLDOWN_SECONDS = 3;
 

@@ -88,7 +88,7 @@ export async function funnelError(interaction: BaseInteraction, error: unknown, 
 		log.debug(`${where}: refused with ${error.identifier}`);
 	} else {
 		id = newErrorId();
-		// The database being down or restarting is not a bug: say so kindly (issue 7); still logged with its id.
+		// The database being down or restarting is not a bug: say so kindly; still logged with its id.
 		content = isDatabaseUnavailable(error) ? DATABASE_UNAVAILABLE_REPLY : failureMessage(id);
 		log.error(`${where} failed [error ${id}]: ${describeError(error)}`);
 		reportFault({

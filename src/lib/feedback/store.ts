@@ -149,7 +149,7 @@ export async function listTestimonials(em: EntityManager, limit: number): Promis
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
-// Added for the Discord `/feedback-manage` command (issue 4): paging through the queue and taking an approval back.
+// For the Discord `/feedback-manage` command: paging through the queue and taking an approval back.
 
 export interface FeedbackPage {
 	items: IFeedback[];

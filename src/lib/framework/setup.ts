@@ -5,7 +5,7 @@ import '../core/container.ts';
 
 /**
  * Sapphire's loader only accepts `.ts` pieces when it detects ts-node and the like; Node's own type stripping is
- * not detected (DESIGN.md §3, trap 13). Every store, including plugin-api's routes and middlewares, gets its
+ * not detected. Every store, including plugin-api's routes and middlewares, gets its
  * strategy told that `.ts` files are pieces and that they are ES modules.
  */
 export function acceptTypeScriptPieces(stores: StoreRegistry): void {

@@ -1,7 +1,7 @@
 import type { StatusBody } from '../api/schemas.ts';
 
 /**
- * The status heartbeat (SPEC "Events"): when SERVICE_STATUS_API_KEY is set, POST
+ * The status heartbeat, so a status page sees Haven is up: when SERVICE_STATUS_API_KEY is set, POST
  * `{ apiKey, status, version, uptimeSeconds, guilds, shardCount, timestamp }` to STATUS_API_URL shortly after start
  * and then every interval. Each attempt is bounded by a timeout; a failed beat is retried a few times with growing
  * pauses (network errors, timeouts, 408, 429 and 5xx; other statuses are not worth repeating). The next beat is

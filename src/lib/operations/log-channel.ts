@@ -1,5 +1,5 @@
 /**
- * System log lines for LOG_CHANNEL_ID (SPEC "Events": gateway, guild join/leave, startup). Lines are built by the
+ * System log lines for LOG_CHANNEL_ID (gateway, guild join/leave, startup). Lines are built by the
  * callers from counts and ids only, never from user content (server names included: they are user-chosen text).
  *
  * Rate limited: at most one message every `intervalMs` (default 2 s), a small queue behind it (default 20 lines),

@@ -1,5 +1,5 @@
 /**
- * The release check (SPEC "Versioning" 3): the running build stamp against the latest GitHub release of
+ * The release check, so owners learn of a newer release: the running build stamp against the latest GitHub release of
  * GITHUB_REPO, at startup (logged) and by `/version`. One GET of `<GITHUB_API_URL>/repos/<repo>/releases/latest`
  * with a short timeout, GITHUB_TOKEN sent when set; answers are cached (15 min, 1 min after a failure) so `/version`
  * never spends the unauthenticated allowance of 60 requests an hour. It never throws: a failure is a result.

@@ -7,7 +7,7 @@ import { getUserSettings, resourceCountry } from '../settings/user-settings.ts';
 
 /**
  * Crisis screening of what a person writes into a wellbeing command (a /coping feeling, a check-in note, a ghost
- * letter). DESIGN §5: text that screens as a possible crisis gets the deterministic, vetted resources privately and
+ * letter). Safety comes first: text that screens as a possible crisis gets the deterministic, vetted resources privately and
  * first; the rest of the answer (and any AI text, told to be careful) comes after.
  *
  * The person's screening opt-out (/preferences) is respected, as for their DMs and mentions. The event is counted

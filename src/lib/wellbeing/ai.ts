@@ -5,7 +5,7 @@ import { screen } from '../crisis/screen.ts';
 /**
  * AI generation for the wellbeing and community commands, with a fixed fallback on every failure: no key, the
  * provider down or rate-limited, slower than `AI_DEADLINE_MS`, or an answer that does not parse or validate. The
- * commands never fail because of the AI (SPEC "Upstream AI limits"). Haven's own system prompt always applies (the AI
+ * commands never fail because of the AI (its limits and outages are not the person's problem). Haven's own system prompt always applies (the AI
  * client adds it); each task adds its own instructions after it.
  */
 

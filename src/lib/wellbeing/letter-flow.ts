@@ -6,7 +6,7 @@ import { recordScreened, screenPrivately } from '../safety/screen-command-text.t
 
 /**
  * A written ghost letter, from the command's option or from the writing box (modal): kept encrypted or let go, answered
- * privately. A letter that screens as a possible crisis gets the resources first (DESIGN §5); "let go" still stores
+ * privately. A letter that screens as a possible crisis gets the resources first, as all screened text does; "let go" still stores
  * nothing (the counted event holds no text and no user id).
  */
 export async function handleLetter(interaction: RepliableInteraction, mode: LetterMode, text: string): Promise<void> {

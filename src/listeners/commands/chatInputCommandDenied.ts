@@ -2,7 +2,7 @@ import { Events, Listener, type ChatInputCommandDeniedPayload, type UserError } 
 import { deniedMessage } from '../../lib/discord/info-views.ts';
 import { send } from '../../lib/discord/reply.ts';
 
-/** Sapphire never answers a denied command (DESIGN trap 7): say why, privately (cooldown: "try again in N seconds"). */
+/** Sapphire never answers a denied command, which Discord shows as a failure: say why, privately (cooldown: "try again in N seconds"). */
 export class ChatInputCommandDenied extends Listener<typeof Events.ChatInputCommandDenied> {
 	constructor(context: Listener.LoaderContext, options: Listener.Options) {
 		super(context, { ...options, event: Events.ChatInputCommandDenied });

@@ -10,7 +10,7 @@ import { ALERT_NOT_ALLOWED, parseAlertButton, renderAlertAlready, renderAlertSta
  * Acknowledge / Resolved on a moderator alert (custom id `crisis-alert:<ack|resolve>:<event id>`). Who and when is
  * recorded on the crisis event, first press wins; the alert's status embed and buttons are updated in place (its text
  * and role ping are left alone, so nobody is pinged again). Allowed: members who can see the alert channel and have
- * Manage Server, Manage Messages or the alert role (policy.ts, canRespondToAlert), checked on every press.
+ * Manage Server, Manage Messages or the alert role (safety/policy.ts, canRespondToAlert), checked on every press.
  */
 export class CrisisAlertButtons extends InteractionHandler {
 	constructor(context: InteractionHandler.LoaderContext, options: InteractionHandler.Options) {

@@ -11,7 +11,7 @@ import { guildColumns, guildPolicyFor, type ColumnRef } from './user-data.ts';
  * `haven purge [--dry-run]` runs it once from the command line.
  *
  * Servers Haven has left: after GUILD_PURGE_GRACE_DAYS (7 by default) the server's settings and its server-scoped rows
- * go (see `GUILD_DATA_POLICY` in privacy.ts: crisis events, conversation counts and game rounds of that server are
+ * go (see `GUILD_DATA_POLICY` in user-data.ts: crisis events, conversation counts and game rounds of that server are
  * deleted; check-ins, which belong to their author, lose only the server id). Rejoining within the grace period clears
  * `guilds.left_at`, which cancels the purge.
  *

@@ -1,18 +1,24 @@
 import './lib/framework/setup.ts';
 import { once } from 'node:events';
-import { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { container, SapphireClient } from '@sapphire/framework';
 import { createAi } from './lib/ai/index.ts';
-import { HttpRequest } from './lib/framework/http-request.ts';
 import { configWarnings, type Config } from './lib/core/config.ts';
 import { createBot } from './lib/discord/bot.ts';
-import { discordClientOptions, dropSapphireRegistration } from './lib/discord/client-options.ts';
+import { discordClientOptions } from './lib/discord/client-options.ts';
+import { requireExportedDefinitions } from './lib/discord/command.ts';
 import { migrate, openDatabase, type Database } from './lib/db/index.ts';
 import { logLevel } from './lib/core/logger.ts';
 import { Metrics } from './lib/operations/metrics.ts';
-import { acceptTypeScriptPieces, dropUnusedApiPieces, loginWithLoadedPieces } from './lib/framework/setup.ts';
+import {
+	acceptTypeScriptPieces,
+	dropSapphireRegistration,
+	dropUnusedApiPieces,
+	loadPieces,
+	loginWithLoadedPieces,
+	sapphireOptions,
+} from './lib/framework/setup.ts';
 import { startHeartbeat, type Heartbeat } from './lib/operations/heartbeat.ts';
 import { retentionSettings, startRetentionScheduler, type RetentionScheduler } from './lib/privacy/retention.ts';
 import { loadLexicons } from './lib/crisis/screen.ts';
@@ -36,19 +42,8 @@ const SHUTDOWN_GRACE_MS = 5_000;
 export async function startHaven(config: Config): Promise<Haven> {
 	const client = new SapphireClient({
 		...discordClientOptions(config),
-		baseUserDirectory: PIECES,
+		...sapphireOptions(config, PIECES),
 		logger: { level: logLevel(config.logLevel) },
-		loadMessageCommandListeners: false,
-		// Ours replace these: src/listeners/commands (one error funnel), src/lib/discord/deploy.ts (registration).
-		loadDefaultErrorListeners: false,
-		loadApplicationCommandRegistriesStatusListeners: false,
-		api: {
-			prefix: '/',
-			origin: config.api.corsOrigin,
-			automaticallyConnect: false,
-			listenOptions: { port: config.api.port, host: config.api.host },
-			server: { IncomingMessage: HttpRequest, ServerResponse },
-		},
 	});
 	const log = container.logger;
 	container.config = config;
@@ -87,9 +82,10 @@ export async function startHaven(config: Config): Promise<Haven> {
 		client.stores.registerPath(PIECES);
 		acceptTypeScriptPieces(client.stores);
 		dropSapphireRegistration(client.stores);
+		dropUnusedApiPieces(client.stores);
 		container.bot = config.discord.enabled ? createBot({ client, config, db, version: container.version, log }) : undefined;
-		await Promise.all([...client.stores.values()].map((store) => store.loadAll()));
-		await dropUnusedApiPieces(client.stores);
+		await loadPieces(client.stores);
+		await requireExportedDefinitions(client.stores.get('commands').values());
 		// The HTTP API before the gateway: /healthz answers and /v1/status says "starting" while the shards
 		// connect, however long Discord takes (a shard that cannot connect would otherwise keep the whole API down).
 		await client.server.connect();

@@ -1,4 +1,5 @@
-import { Middleware } from '@sapphire/plugin-api';
+import type { Middleware } from '@sapphire/plugin-api';
+import { ApiMiddleware } from '../lib/api/middleware.ts';
 import type { HttpRequest } from '../lib/framework/http-request.ts';
 import { requireBearer } from '../lib/api/auth.ts';
 import { isApiRoute } from '../lib/api/route.ts';
@@ -7,7 +8,7 @@ import { isApiRoute } from '../lib/api/route.ts';
  * Routes whose doc says `auth: true` need `Authorization: Bearer <API_TOKEN>` (after the rate limit, before the body);
  * `auth: 'metrics'` needs METRICS_TOKEN, or API_TOKEN when METRICS_TOKEN is unset.
  */
-export class BearerMiddleware extends Middleware {
+export class BearerMiddleware extends ApiMiddleware {
 	constructor(context: Middleware.LoaderContext) {
 		super(context, { position: 15 });
 	}

@@ -1,4 +1,5 @@
-import { Middleware } from '@sapphire/plugin-api';
+import type { Middleware } from '@sapphire/plugin-api';
+import { ApiMiddleware } from '../lib/api/middleware.ts';
 import type { z } from 'zod';
 import type { HttpRequest } from '../lib/framework/http-request.ts';
 import { readJsonBody, validate } from '../lib/api/body.ts';
@@ -6,11 +7,11 @@ import { isApiRoute } from '../lib/api/route.ts';
 import { MAX_BODY_BYTES } from '../lib/api/schemas.ts';
 
 /**
- * Replaces plugin-api's `body` middleware, which only compares Content-Length with a 50 MB default (chunked bodies
- * pass unchecked). Validates the query and reads and validates the JSON body of routes that
- * declare them, so a route only ever sees valid input.
+ * Replaces plugin-api's `body` middleware (a piece of the same name, see src/lib/framework/README.md), which only
+ * compares Content-Length with a 50 MB default: chunked bodies pass unchecked. Validates the query and reads and
+ * validates the JSON body of routes that declare them, so a route only ever sees valid input.
  */
-export class BodyMiddleware extends Middleware {
+export class BodyMiddleware extends ApiMiddleware {
 	constructor(context: Middleware.LoaderContext) {
 		super(context, { position: 20 });
 	}

@@ -1,12 +1,14 @@
-import { Middleware } from '@sapphire/plugin-api';
+import type { Middleware } from '@sapphire/plugin-api';
+import { ApiMiddleware } from '../lib/api/middleware.ts';
 import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 
 /**
- * Replaces plugin-api's `headers` middleware, which ends unknown paths and wrong methods with an empty body
- * before our JSON error listeners can answer. Sets CORS for the website's origin and security headers for an
- * API behind a TLS proxy; answers CORS preflights. Responses are not cached unless a route says otherwise.
+ * Replaces plugin-api's `headers` middleware (a piece of the same name, see src/lib/framework/README.md), which ends
+ * unknown paths and wrong methods with an empty body before our JSON error listeners can answer. Sets CORS for the
+ * website's origin and security headers for an API behind a TLS proxy; answers CORS preflights. Responses are not
+ * cached unless a route says otherwise.
  */
-export class HeadersMiddleware extends Middleware {
+export class HeadersMiddleware extends ApiMiddleware {
 	constructor(context: Middleware.LoaderContext) {
 		super(context, { name: 'headers', position: 10 });
 	}

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
-import { Middleware } from '@sapphire/plugin-api';
+import type { Middleware } from '@sapphire/plugin-api';
+import { ApiMiddleware } from '../lib/api/middleware.ts';
 import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 import { clientIp, proxyTrust, rateLimitKey, type ProxyTrust } from '../lib/api/client-ip.ts';
 import { HttpError } from '../lib/api/http-error.ts';
@@ -13,7 +14,7 @@ const MINUTE = 60_000;
  * `limit` also against its own (RATE_LIMIT_CHAT_PER_MINUTE, RATE_LIMIT_FEEDBACK_PER_MINUTE). Every response carries
  * the RateLimit-* headers of the limit closest to running out; a 429 adds Retry-After.
  */
-export class RateLimitMiddleware extends Middleware {
+export class RateLimitMiddleware extends ApiMiddleware {
 	readonly #trust: ProxyTrust;
 	readonly #all: FixedWindowLimiter;
 	readonly #routes: Record<RouteLimit, FixedWindowLimiter>;

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { Counter, Histogram, Registry } from 'prom-client';
 import { requireBearer } from '../../src/lib/api/auth.ts';
 import { clientIp, normalizeIp, proxyTrust, rateLimitKey } from '../../src/lib/api/client-ip.ts';
 import { HttpError } from '../../src/lib/api/http-error.ts';
-import { HttpMetrics } from '../../src/lib/framework/http-metrics.ts';
 import { responsesOf } from '../../src/lib/api/openapi.ts';
 import { FixedWindowLimiter, rateLimitHeaders, tightest } from '../../src/lib/api/rate-limit.ts';
 import { ChatRequest, FeedbackRequest, isSnowflake, TestimonialsQuery } from '../../src/lib/api/schemas.ts';
@@ -275,61 +273,5 @@ describe('staleWhileRevalidate', () => {
 		assert.equal(await get(), 2);
 		await new Promise((resolve) => setImmediate(resolve));
 		assert.equal(await get(), 2);
-	});
-});
-
-describe('HttpMetrics', () => {
-	const help = { requests: 'Requests.', duration: 'Latency.' };
-	const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-	test("prints exactly what prom-client's own counter and histogram print for the same requests", async () => {
-		const ours = new Registry();
-		const http = new HttpMetrics(ours, { prefix: 'haven_http', buckets, help });
-		const reference = new Registry();
-		const labelNames = ['method', 'route', 'status'] as const;
-		const counter = new Counter({ name: 'haven_http_requests_total', help: help.requests, labelNames, registers: [reference] });
-		const histogram = new Histogram({
-			name: 'haven_http_request_duration_seconds',
-			help: help.duration,
-			labelNames,
-			buckets,
-			registers: [reference],
-		});
-		fc.assert(
-			fc.property(
-				fc.constantFrom('GET', 'POST', 'other'),
-				fc.constantFrom('/healthz', '/v1/stats', '/docs/{file}', 'unmatched'),
-				fc.constantFrom('200', '404', '429', 'aborted'),
-				fc.oneof(fc.double({ min: 0, max: 60, noNaN: true }), fc.constantFrom(...buckets)),
-				(method, route, status, seconds) => {
-					http.record(method, route, status, seconds);
-					counter.inc({ method, route, status });
-					histogram.observe({ method, route, status }, seconds);
-				},
-			),
-		);
-		// Counted but never timed (requests Node could not parse): in the counter only.
-		http.record('other', 'unparsed', '400');
-		counter.inc({ method: 'other', route: 'unparsed', status: '400' });
-		assert.equal(await ours.metrics(), await reference.metrics());
-		// The JSON form too, but for prom-client's exemplar slots (always empty here: exemplars are off).
-		const withoutExemplars = (metrics: Awaited<ReturnType<Registry['getMetricsAsJSON']>>) =>
-			metrics.map((metric) => ({
-				...metric,
-				values: metric.values.map((value) => {
-					const { exemplar: _, ...rest } = value as typeof value & { exemplar?: unknown };
-					return rest;
-				}),
-			}));
-		assert.deepEqual(withoutExemplars(await ours.getMetricsAsJSON()), withoutExemplars(await reference.getMetricsAsJSON()));
-	});
-
-	test('a reset of the registry starts every series again', async () => {
-		const registry = new Registry();
-		const http = new HttpMetrics(registry, { prefix: 'x', buckets, help });
-		http.record('GET', '/healthz', '200', 0.001);
-		registry.resetMetrics();
-		http.record('GET', '/healthz', '200', 0.002);
-		assert.match(await registry.metrics(), /^x_requests_total\{method="GET",route="\/healthz",status="200"\} 1$/m);
 	});
 });

@@ -1,5 +1,4 @@
 import { GatewayIntentBits, Options, Partials, type ClientOptions } from 'discord.js';
-import type { StoreRegistry } from '@sapphire/framework';
 import type { Config } from '../core/config.ts';
 
 /**
@@ -44,18 +43,4 @@ export function discordClientOptions(
 		rest: { api: config.discord.apiUrl },
 		allowedMentions: { parse: [] },
 	};
-}
-
-/**
- * Keeps Sapphire's own command registration out: its CoreReady listener would run it at every start (and, with no
- * piece defining `registerApplicationCommands`, still fetch every global command). Haven registers through one
- * path, src/lib/discord/deploy.ts. CoreReady is a manually registered piece that a user piece cannot replace (a
- * `once` listener stays attached when replaced), so its entry is removed before the stores load. What it also did,
- * setting `client.id`, src/listeners/gateway/clientReady.ts does. Returns whether it was there; a test checks that
- * no CoreReady listener is loaded, so a Sapphire upgrade that moves it cannot go unnoticed.
- */
-export function dropSapphireRegistration(stores: StoreRegistry): boolean {
-	const listeners = stores.get('listeners') as unknown as Record<symbol, Map<string, unknown> | undefined>;
-	const manual = Object.getOwnPropertySymbols(listeners).find((symbol) => symbol.description === '@sapphire/pieces:ManuallyRegisteredPieces');
-	return (manual && listeners[manual]?.delete('CoreReady')) ?? false;
 }

@@ -1,6 +1,7 @@
+import { pathToFileURL } from 'node:url';
 import { BucketScope, Command, container, type PreconditionEntryResolvable } from '@sapphire/framework';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { cooldownSeconds, type CommandAccess, type CommandDefinition } from './definitions.ts';
+import { commandKind, cooldownSeconds, type CommandAccess, type CommandDefinition } from './definitions.ts';
 
 declare module '@sapphire/framework' {
 	interface Preconditions {
@@ -55,4 +56,27 @@ export function loadedDefinitions(): CommandDefinition[] {
 	return [...container.stores.get('commands').values()]
 		.filter((command): command is HavenCommand => command instanceof HavenCommand)
 		.map((command) => command.definition);
+}
+
+/**
+ * Sapphire's own registration is taken out (src/lib/framework/setup.ts, `dropSapphireRegistration`): a command reaches
+ * Discord only through the `definition` its file exports (`collectDefinitions`, then src/lib/discord/deploy.ts). A
+ * loaded command piece that is not a HavenCommand, or whose file does not export its definition, would answer no one:
+ * it is never registered. startHaven refuses to start with one; the error names each such piece and its file.
+ */
+export async function requireExportedDefinitions(commands: Iterable<Command>): Promise<void> {
+	const problems: string[] = [];
+	for (const command of commands) {
+		const where = `command piece "${command.name}" (${command.location.full})`;
+		if (!(command instanceof HavenCommand)) {
+			problems.push(`${where} does not extend HavenCommand (src/lib/discord/command.ts)`);
+			continue;
+		}
+		// The URL `collectDefinitions` imports too, so this module is the one deploy reads.
+		const module = (await import(pathToFileURL(command.location.full).href)) as { definition?: CommandDefinition };
+		if (module.definition?.name !== command.definition.name || commandKind(module.definition) !== commandKind(command.definition))
+			problems.push(`${where} does not export its CommandDefinition as \`definition\``);
+	}
+	if (problems.length === 0) return;
+	throw new Error(`${problems.join('\n')}\nSuch a command would never be registered with Discord (see src/lib/discord/definitions.ts).`);
 }

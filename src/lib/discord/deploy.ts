@@ -6,8 +6,8 @@ import { canonicalJson, registrationHash, registrationPlan, type CommandDefiniti
 /**
  * Command registration, the one path (startup and `haven deploy-commands`): global commands replace the global set
  * with one PUT; owner commands replace the set of PRIVATE_GUILD_ID with one PUT. Sapphire's own registration is not
- * used (no piece defines `registerApplicationCommands`, and dropSapphireRegistration in client-options.ts removes the listener that
- * would run it); Sapphire still routes each interaction to the piece of the same name.
+ * used (no piece defines `registerApplicationCommands`, and `dropSapphireRegistration` in src/lib/framework/setup.ts
+ * removes the listener that would run it); Sapphire still routes each interaction to the piece of the same name.
  *
  * A hash of everything registered (application, private guild, every body) is kept in `app_state`; when it matches,
  * nothing is sent to Discord unless forced. Before each PUT the current set is read (GET) so the result can say

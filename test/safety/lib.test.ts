@@ -15,7 +15,6 @@ import {
 	canRespondToAlert,
 	DETAILS_MAX_CHARS,
 	eventDetails,
-	isAmbiguous,
 	jumpUrl,
 	stripBotMention,
 	within,
@@ -40,14 +39,6 @@ const ID = '123456789012345678';
 const ROLE = '223456789012345678';
 
 describe('policy', () => {
-	test('ambiguous: a guarded signal or a concern; clear text and clear crises are not', () => {
-		assert.equal(isAmbiguous(screen('kill me now, another meeting')), true);
-		assert.equal(isAmbiguous(screen("I'm not suicidal, just tired")), true);
-		assert.equal(isAmbiguous(screen("i can't do this anymore")), true);
-		assert.equal(isAmbiguous(screen('what a lovely day')), false);
-		assert.equal(isAmbiguous(screen('I want to kill myself')), false);
-	});
-
 	test('a member worried about a message: at least concern, third party, never lowered', () => {
 		const calm = worryAbout(screen('see you at the match'));
 		assert.equal(calm.level, 'concern');

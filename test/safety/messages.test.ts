@@ -71,7 +71,7 @@ describe('direct messages', () => {
 		assert.equal(completion!.user, 'I had a long day at work and feel a bit flat');
 		assert.equal(await counter('conversations'), before + 1);
 		assert.equal(await counter('crisisEvents'), crisisBefore, 'no crisis event');
-		assert.equal(s.openai.requests.filter((r) => r.path === '/v1/moderations').length, 0, 'no second opinion for plain text');
+		assert.equal(s.openai.requests.filter((r) => r.path === '/v1/moderations').length, 1, 'every screened message gets the moderation pass');
 	});
 
 	test('a DM in crisis: the resources DM first, then the careful AI reply; the event is recorded without text or user', async () => {
@@ -156,13 +156,34 @@ describe('direct messages', () => {
 		assert.equal(postsTo(s.fake, dmOf(s.fake, ALICE)).length, 1, 'no fallback after the resources');
 	});
 
-	test('ambiguous text: the moderation second opinion may raise it to a crisis', async () => {
+	test('ambiguous text: the moderation pass may raise it to a crisis', async () => {
 		s.openai.moderation = { selfHarmIntent: 0.95 };
 		const outcome = await sendDm(ALICE, 'kill me now, another meeting');
 		assert.equal(outcome.level, 'high');
 		assert.equal(s.openai.requests.filter((r) => r.path === '/v1/moderations').length, 1);
 		const posts = postsTo(s.fake, dmOf(s.fake, ALICE));
 		assert.match(posts[0]!.body.content, /findahelpline/);
+	});
+
+	test('the moderation pass runs on clear text too, and can only raise: a crisis stays a crisis when it scores 0', async () => {
+		s.openai.moderation = { selfHarm: 0, selfHarmIntent: 0, selfHarmInstructions: 0 };
+		const plain = await sendDm(ALICE, 'the garden looks lovely after the rain');
+		assert.equal(plain.level, 'none');
+		const crisis = await sendDm(BOB, CRISIS);
+		assert.equal(crisis.level, 'high', 'a zero score never lowers the screen');
+		assert.equal(s.openai.requests.filter((r) => r.path === '/v1/moderations').length, 2, 'one pass per screened message');
+	});
+
+	test('a stalled moderation pass changes nothing: the crisis is answered and recorded at its screened level', async () => {
+		s.openai.mode = 'stall';
+		s.openai.stallMs = 3_000;
+		const crisisBefore = await counter('crisisEvents');
+		const outcome = await sendDm(BOB, CRISIS);
+		assert.equal(outcome.level, 'high');
+		assert.ok(outcome.eventId !== undefined, 'the event was recorded after the bounded wait');
+		assert.equal(await counter('crisisEvents'), crisisBefore + 1);
+		const posts = postsTo(s.fake, dmOf(s.fake, BOB));
+		assert.ok(posts.length >= 1, 'the resources went out');
 	});
 
 	test('ambiguous text with the moderation failing: nothing changes', async () => {

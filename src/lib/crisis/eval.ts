@@ -6,7 +6,7 @@
  *   - a negative (expected none) is a false positive when the screen says anything but none;
  *   - the corpus passes when explicit-intent recall >= 0.98 and the false-positive rate <= 0.05.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { screen } from './screen.ts';
 import { isCrisisLevel, levelRank, type Assessment, type CrisisLevel } from './types.ts';
 
@@ -15,6 +15,8 @@ export interface CorpusEntry {
 	expected: CrisisLevel;
 	group: string;
 	lang: string;
+	/** The kind of message of the newer corpus files (`passive`, `preparation`, `neg_recovery`...); absent in the first. */
+	kind?: string;
 }
 
 export interface GroupStats {
@@ -60,16 +62,50 @@ export function parseCorpus(jsonl: string): CorpusEntry[] {
 	jsonl.split('\n').forEach((line, index) => {
 		if (!line.trim()) return;
 		const row = JSON.parse(line) as Partial<CorpusEntry>;
-		if (typeof row.text !== 'string' || !isCrisisLevel(row.expected) || typeof row.group !== 'string') {
-			throw new Error(`corpus line ${index + 1}: needs "text", "expected" (a level) and "group"`);
+		const group = row.group ?? row.kind;
+		if (typeof row.text !== 'string' || !isCrisisLevel(row.expected) || typeof group !== 'string') {
+			throw new Error(`corpus line ${index + 1}: needs "text", "expected" (a level) and "group" or "kind"`);
 		}
-		entries.push({ text: row.text, expected: row.expected, group: row.group, lang: typeof row.lang === 'string' ? row.lang : 'en' });
+		const entry: CorpusEntry = { text: row.text, expected: row.expected, group, lang: typeof row.lang === 'string' ? row.lang : 'en' };
+		if (typeof row.kind === 'string') entry.kind = row.kind;
+		entries.push(entry);
 	});
 	return entries;
 }
 
 export function loadCorpus(path: string | URL = DEFAULT_CORPUS): CorpusEntry[] {
 	return parseCorpus(readFileSync(path, 'utf8'));
+}
+
+/** Training messages written after the first corpus, one file per writer and voice. */
+export const TRAINING_DIR = new URL('../../../test/crisis/train/', import.meta.url);
+/** Held-out batches: written blind, scored once (their figures are in the crisis README), then trained on. */
+export const HELD_OUT_DIR = new URL('../../../test/crisis/heldout/', import.meta.url);
+
+function jsonlFiles(dir: URL): URL[] {
+	let names: string[];
+	try {
+		names = readdirSync(dir);
+	} catch {
+		return [];
+	}
+	return names
+		.filter((name) => name.endsWith('.jsonl'))
+		.sort()
+		.map((name) => new URL(name, dir));
+}
+
+/** Every labelled file the model learns from: the first corpus, the training files and (once scored) held-out batches. */
+export function corpusFiles({ heldOutToo }: { heldOutToo: boolean }): URL[] {
+	return [DEFAULT_CORPUS, ...jsonlFiles(TRAINING_DIR), ...(heldOutToo ? jsonlFiles(HELD_OUT_DIR) : [])];
+}
+
+export function heldOutFiles(): URL[] {
+	return jsonlFiles(HELD_OUT_DIR);
+}
+
+export function loadCorpusFiles(files: readonly URL[]): CorpusEntry[] {
+	return files.flatMap((file) => loadCorpus(file));
 }
 
 export function isExplicit(expected: CrisisLevel): boolean {
@@ -180,5 +216,66 @@ export function formatReport(r: EvalReport, options: { misses?: boolean } = {}):
 			lines.push(`  [${m.group}] expected ${m.expected}, got ${m.got}: ${JSON.stringify(m.text)} ${m.evidence.join(' ')}`);
 	}
 	lines.push('', r.pass ? 'PASS' : 'FAIL');
+	return lines.join('\n');
+}
+
+/**
+ * The figures by kind of message, as the held-out batches are reported: a positive is found when the screen says
+ * anything but none; `atHigh` counts positives labelled high or imminent that the screen put at high or above.
+ */
+export interface KindRow {
+	kind: string;
+	positives: number;
+	found: number;
+	atHighOf: number;
+	atHigh: number;
+	negatives: number;
+	falsePositives: number;
+}
+
+export interface KindReport {
+	rows: KindRow[];
+	all: KindRow;
+	otherLanguages: KindRow;
+	negatives: KindRow;
+}
+
+export function kindReport(entries: readonly CorpusEntry[], screenFn: (text: string) => Assessment = screen): KindReport {
+	const rows = new Map<string, KindRow>();
+	const blank = (kind: string): KindRow => ({ kind, positives: 0, found: 0, atHighOf: 0, atHigh: 0, negatives: 0, falsePositives: 0 });
+	const all = blank('all positives');
+	const otherLanguages = blank('other languages');
+	const negatives = blank('all negatives');
+	for (const entry of entries) {
+		const got = levelRank(screenFn(entry.text).level);
+		const kind = entry.kind ?? entry.group;
+		const row = rows.get(kind) ?? blank(kind);
+		rows.set(kind, row);
+		if (entry.expected === 'none') {
+			for (const r of [row, negatives]) {
+				r.negatives++;
+				if (got > 0) r.falsePositives++;
+			}
+			continue;
+		}
+		for (const r of entry.lang === 'en' ? [row, all] : [row, all, otherLanguages]) {
+			r.positives++;
+			if (got > 0) r.found++;
+			if (isExplicit(entry.expected)) {
+				r.atHighOf++;
+				if (got >= levelRank('high')) r.atHigh++;
+			}
+		}
+	}
+	return { rows: [...rows.values()].sort((a, b) => a.kind.localeCompare(b.kind)), all, otherLanguages, negatives };
+}
+
+export function formatKindReport(title: string, report: KindReport): string {
+	const ratio = (n: number, d: number) => (d ? `${(n / d).toFixed(2)} (${n}/${d})` : '-');
+	const lines = [title, `  ${'kind'.padEnd(18)} ${'found'.padEnd(16)} ${'high at >= high'.padEnd(16)} false positives`];
+	const line = (r: KindRow) =>
+		`  ${r.kind.padEnd(18)} ${(r.positives ? ratio(r.found, r.positives) : '').padEnd(16)} ${(r.atHighOf ? ratio(r.atHigh, r.atHighOf) : '').padEnd(16)} ${r.negatives ? ratio(r.falsePositives, r.negatives) : ''}`;
+	for (const r of report.rows) lines.push(line(r));
+	lines.push(line(report.otherLanguages), line(report.all), line(report.negatives));
 	return lines.join('\n');
 }

@@ -74,6 +74,7 @@ import {
 	type SignalSpec,
 } from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
+import { loadModel, scoreText, type CrisisModel, type Scores } from './model.ts';
 import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
 
 export type { Assessment, CrisisCategory, CrisisLevel } from './types.ts';
@@ -386,7 +387,8 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 	return result;
 }
 
-export function screen(text: string): Assessment {
+/** The rule screen alone: phrases, guards and the rubric above. `screen` adds the model's reading. */
+export function screenRules(text: string): Assessment {
 	const c = lexicon();
 	const tokens = prepare(c, typeof text === 'string' ? text : String(text ?? ''));
 	if (tokens.length === 0) return { level: 'none', categories: [], thirdParty: false, language: [], evidence: [] };
@@ -480,6 +482,43 @@ export function screen(text: string): Assessment {
 		thirdParty,
 		language: [...languages].sort(),
 		evidence: [...evidence],
+	};
+}
+
+/**
+ * The screen: the rules, then the model (model.ts) for what the rules did not find. The model may raise a message
+ * the rules left at none to concern, or to high when its high head agrees; it never lowers the rules' level and never
+ * reaches imminent (that needs the explicit plan, means or time the rules read). Worry about someone else stays at
+ * concern, as the rules keep it.
+ */
+export function screen(text: string): Assessment {
+	const input = typeof text === 'string' ? text : String(text ?? '');
+	const rules = screenRules(input);
+	return withModel(rules, scoreText(loadModel(), input, rules), loadModel());
+}
+
+export function withModel(rules: Assessment, scores: Scores, model: Pick<CrisisModel, 'heads'>): Assessment {
+	if (scores.risk < model.heads.risk.threshold) return rules;
+	const third = scores.third >= model.heads.third.threshold;
+	const selfAtRisk = rules.level !== 'none' && rules.categories.some((cat) => cat !== 'third_party' && cat !== 'help_seeking');
+	if (third && !selfAtRisk) {
+		if (levelRank(rules.level) >= levelRank('concern')) return rules;
+		return {
+			...rules,
+			level: 'concern',
+			thirdParty: true,
+			categories: CATEGORIES.filter((cat) => cat === 'third_party' || rules.categories.includes(cat)),
+			evidence: [...rules.evidence, 'model:third_party'],
+		};
+	}
+	const level: CrisisLevel = scores.high >= model.heads.high.threshold ? 'high' : 'concern';
+	if (levelRank(level) <= levelRank(rules.level)) return rules;
+	const category: CrisisCategory = level === 'high' ? 'suicidal_ideation' : 'indirect_ideation';
+	return {
+		...rules,
+		level,
+		categories: CATEGORIES.filter((cat) => cat === category || rules.categories.includes(cat)),
+		evidence: [...rules.evidence, `model:${level}`],
 	};
 }
 

@@ -57,22 +57,18 @@ export interface AlertRecord extends AlertState {
 }
 
 export async function findAlert(em: EntityManager, eventId: number): Promise<AlertRecord | null> {
-	const rows = await em
-		.getConnection()
-		.execute<
-			{
-				id: number;
-				guild_id: string | null;
-				level: string;
-				trigger: string;
-				acknowledged_by: string | null;
-				acknowledged_at: Date | null;
-				resolved_by: string | null;
-				resolved_at: Date | null;
-			}[]
-		>('select id, guild_id, level, trigger, acknowledged_by, acknowledged_at, resolved_by, resolved_at from crisis_events where id = ?', [
-			eventId,
-		]);
+	const rows = await em.getConnection().execute<
+		{
+			id: number;
+			guild_id: string | null;
+			level: string;
+			trigger: string;
+			acknowledged_by: string | null;
+			acknowledged_at: Date | null;
+			resolved_by: string | null;
+			resolved_at: Date | null;
+		}[]
+	>('select id, guild_id, level, trigger, acknowledged_by, acknowledged_at, resolved_by, resolved_at from crisis_events where id = ?', [eventId]);
 	const row = rows[0];
 	if (!row) return null;
 	const date = (value: Date | string | null) => (value === null ? null : new Date(value));

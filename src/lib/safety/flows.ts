@@ -5,7 +5,7 @@ import { Routes, type APIMessage } from 'discord.js';
 import type { Ai } from '../ai/index.ts';
 import { aiIdentifierSalt, companionTurn, recordConversation, type CompanionDeps } from '../companion/companion.ts';
 import { renderCrisisReply } from '../crisis/resources.ts';
-import { mergeModeration, screen, type Assessment } from '../crisis/screen.ts';
+import { mergeModeration, screen, type Assessment, type ModerationScores } from '../crisis/screen.ts';
 import { describeError } from '../discord/interaction-errors.ts';
 import { countCrisisScreen } from '../operations/metrics.ts';
 import { DEFAULT_GUILD_SETTINGS, getGuildSettings, type GuildSettings } from '../settings/guild-settings.ts';
@@ -17,7 +17,6 @@ import {
 	atLeast,
 	AUTHOR_OFFER_WINDOW_MS,
 	eventDetails,
-	isAmbiguous,
 	MODERATION_TIMEOUT_MS,
 	NO_RISK,
 	SETTINGS_TIMEOUT_MS,
@@ -37,7 +36,7 @@ import {
  * The safety system's flows: a triggering message (a DM, a mention, `/crisis`, the message context menu) is screened
  * once, and when it may be about a crisis:
  *   1. the person concerned gets the deterministic resources privately, first (nothing waits before it but reading
- *      settings, bounded, and for ambiguous text the moderation second opinion, bounded);
+ *      settings, bounded, and the AI moderation pass, started with the screen and bounded);
  *   2. a crisis event is recorded;
  *   3. in a server with alerts on, the moderators get an alert (deduplicated); and, concurrently,
  *   4. the AI reply, told to be careful, is sent after the resources (only when the AI really answered).
@@ -89,11 +88,13 @@ async function loadSettings(deps: SafetyDeps, userId: string, guildId: string | 
 	return { user, guild };
 }
 
-/** The moderation second opinion for ambiguous text: may raise, never lowers; a failure or timeout changes nothing. */
-async function secondOpinion(deps: SafetyDeps, text: string, assessment: Assessment): Promise<Assessment> {
-	if (!deps.ai.configured || !isAmbiguous(assessment) || !text.trim()) return assessment;
-	const scores = await within(deps.ai.moderate(text, { timeoutMs: MODERATION_TIMEOUT_MS }), MODERATION_TIMEOUT_MS + 250, null);
-	return mergeModeration(assessment, scores);
+/**
+ * The AI moderation pass, started for every screened message while the deterministic screen runs (when an AI key is
+ * set). Its result may raise the level, never lower it; a failure or a timeout resolves to null, which changes nothing.
+ */
+function startModeration(deps: SafetyDeps, text: string): Promise<ModerationScores | null> {
+	if (!deps.ai.configured || !text.trim()) return Promise.resolve(null);
+	return within(deps.ai.moderate(text, { timeoutMs: MODERATION_TIMEOUT_MS }), MODERATION_TIMEOUT_MS + 250, null);
 }
 
 async function record(deps: SafetyDeps, event: NewCrisisEvent): Promise<number | undefined> {
@@ -191,9 +192,11 @@ export async function handleMessage(
 ): Promise<MessageOutcome> {
 	const { user, guild } = await loadSettings(deps, message.authorId, message.guildId);
 	const screened = !user.screeningOptOut;
+	const moderation = screened ? startModeration(deps, message.text) : Promise.resolve(null);
 	let assessment = screened ? screen(message.text) : NO_RISK;
 	if (screened) countCrisisScreen(assessment.level, 'message');
-	if (screened && assessment.level === 'none') assessment = await secondOpinion(deps, message.text, assessment);
+	// Nothing found: the moderation pass decides whether this is a crisis before anything is answered.
+	if (assessment.level === 'none') assessment = mergeModeration(assessment, await moderation);
 	const aiAllowed = message.kind === 'dm' || guild.features.aiMentions;
 
 	if (assessment.level === 'none') {
@@ -232,7 +235,7 @@ export async function handleMessage(
 
 	// 2 and 3. The event (the second opinion may still raise a concern), then the alert.
 	const recordAndAlert = async () => {
-		const final = assessment.level === 'concern' ? await secondOpinion(deps, message.text, assessment) : assessment;
+		const final = mergeModeration(assessment, await moderation);
 		const level = final.level === 'none' ? 'concern' : final.level;
 		outcome.level = level;
 		outcome.eventId = await record(deps, {
@@ -384,6 +387,7 @@ export async function checkInOnMessage(
 	replies: CheckInReplies,
 	deps: SafetyDeps = containerSafetyDeps(),
 ): Promise<CheckInOutcome> {
+	const moderationOfOwn = startModeration(deps, input.text);
 	const own = screen(input.text);
 	countCrisisScreen(own.level, 'context_menu');
 	const { user: reporter, guild } = await loadSettings(deps, input.reporterId, input.guildId);
@@ -415,7 +419,7 @@ export async function checkInOnMessage(
 	const alertsOn = alertsConfigured(guild);
 	await replies.reply(renderCheckInReply(worryAbout(own), resourceCountry(reporter, guild), alertsOn));
 
-	const authorView = await secondOpinion(deps, input.text, own);
+	const authorView = mergeModeration(own, await moderationOfOwn);
 	const worry = worryAbout(authorView);
 	const level = worry.level as NewCrisisEvent['level'];
 	outcome.eventId = await record(deps, {

@@ -2,7 +2,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import { levelRank, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from '../crisis/screen.ts';
 
 /**
- * The safety system's decisions, as pure functions: when to ask the moderation second opinion, what a member's
+ * The safety system's decisions, as pure functions: what a member's
  * worry counts as, when an alert is a duplicate, who may answer an alert, what is kept. No I/O.
  */
 
@@ -24,14 +24,6 @@ export const NO_RISK: Assessment = Object.freeze({
 	language: [],
 	evidence: [],
 }) as unknown as Assessment;
-
-/**
- * Ambiguous: the screen saw a crisis phrase but a guard dropped or lowered it ("kill me now, another meeting", "I'm not
- * suicidal"), or it found only concern. Only then is the AI moderation pass asked: it may raise, never lower.
- */
-export function isAmbiguous(assessment: Assessment): boolean {
-	return (assessment.level === 'none' && assessment.evidence.length > 0) || assessment.level === 'concern';
-}
 
 /** At least `floor`, with `extra` categories added (kept in the screen's order, no duplicates). */
 export function atLeast(assessment: Assessment, floor: Exclude<CrisisLevel, 'none'>, extra: CrisisCategory[] = []): Assessment {

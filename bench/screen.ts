@@ -1,16 +1,28 @@
 /**
  * Crisis screen benchmark: throughput on a realistic mix (the evaluation corpus, repeated) and the times on the
- * adversarial 4,000-character inputs of the test suite.
+ * adversarial 4,000-character inputs of the test suite, each with its ratio to its target.
  *   node bench/screen.ts [seconds per measurement, default 2]
  * On a shared machine the averages mostly measure how long the process waited for a core: the best pass over the mix
- * and the minimum per input are the figures to compare between versions (the load average is printed with them).
+ * and the minimum per input are the figures to compare between versions (the load average is printed with them), and
+ * the ones the targets apply to.
+ *
+ * Targets. A message takes tens of microseconds: the best pass over the mix should stay under 0.25 ms a message. The
+ * worst adversarial input takes about 0.4 ms on a slow core: the fastest run of each should stay under 1 ms. With
+ * three processes sharing two slow cores the worst fastest run was 0.66 ms (the cores' caches are shared too), so 1 ms
+ * holds there and is crossed by what matters, the screen no longer being well under a millisecond (a quadratic step,
+ * a search repeated per phrase that used to be remembered, raises every run, the fastest included).
  */
 import { loadavg } from 'node:os';
 import { loadCorpus } from '../src/lib/crisis/eval.ts';
 import { loadLexicons, screen } from '../src/lib/crisis/screen.ts';
 import { ADVERSARIAL } from '../test/crisis/adversarial.ts';
 
+const MIX_TARGET_MS = 0.25;
+const ADVERSARIAL_TARGET_MS = 1;
+
 const seconds = Number(process.argv[2] ?? 2) || 2;
+/** `0.42x target`, and `OVER TARGET` past it. */
+const ratio = (ms: number, target: number): string => `${(ms / target).toFixed(2)}x target${ms >= target ? ' OVER TARGET' : ''}`;
 const load = (): string =>
 	loadavg()
 		.map((n) => n.toFixed(2))
@@ -45,6 +57,7 @@ console.log(
 		`${Math.round(messages / elapsed).toLocaleString('en')} messages/s, ${((elapsed / messages) * 1e6).toFixed(1)} µs/message ` +
 		`(best pass ${((bestPass / texts.length) * 1000).toFixed(1)} µs/message, ${Math.round((texts.length / bestPass) * 1000).toLocaleString('en')} messages/s)`,
 );
+console.log(`  best pass against its target of ${MIX_TARGET_MS * 1000} µs/message: ${ratio(bestPass / texts.length, MIX_TARGET_MS)}`);
 
 const rows: { name: string; min: number; median: number; max: number }[] = [];
 const inputs = Object.entries(ADVERSARIAL);
@@ -62,12 +75,15 @@ for (const [name, text] of inputs) {
 }
 rows.sort((a, b) => b.median - a.median);
 const ms = (n: number): string => `${n.toFixed(3).padStart(7)} ms`;
-console.log(`adversarial 4,000-character inputs:\n  ${'input'.padEnd(24)}       min     median        max`);
-for (const r of rows) console.log(`  ${r.name.padEnd(24)} ${ms(r.min)} ${ms(r.median)} ${ms(r.max)}`);
+console.log(
+	`adversarial 4,000-character inputs (target: min under ${ADVERSARIAL_TARGET_MS} ms):\n  ${'input'.padEnd(26)}       min     median        max  min/target`,
+);
+for (const r of rows) console.log(`  ${r.name.padEnd(26)} ${ms(r.min)} ${ms(r.median)} ${ms(r.max)}  ${ratio(r.min, ADVERSARIAL_TARGET_MS)}`);
 const worstMin = rows.reduce((a, b) => (b.min > a.min ? b : a));
 console.log(
 	`worst min ${worstMin.min.toFixed(3)} ms (${worstMin.name}); worst median ${rows[0]!.median.toFixed(3)} ms (${rows[0]!.name}); ` +
 		`worst single run ${Math.max(...rows.map((r) => r.max)).toFixed(3)} ms`,
 );
+console.log(`  worst min against its target of ${ADVERSARIAL_TARGET_MS} ms: ${ratio(worstMin.min, ADVERSARIAL_TARGET_MS)}`);
 console.log(`load average: ${load()}`);
 if (sink === 42) console.log('');

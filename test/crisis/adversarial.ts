@@ -1,4 +1,4 @@
-/** Adversarial 4,000-character inputs, shared by the performance test and bench/screen.ts. */
+/** Adversarial 4,000-character inputs, shared by adversarial.test.ts and bench/screen.ts. */
 const SIZE = 4000;
 
 function fill(unit: string): string {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compileLexicons, findMatches, prepare } from '../../src/lib/crisis/engine.ts';
+import { compileLexicons, findMarkers, findMatches, findSignals, prepare, type CompiledLexicon } from '../../src/lib/crisis/engine.ts';
+import { loadCorpus } from '../../src/lib/crisis/eval.ts';
+import { LEXICONS } from '../../src/lib/crisis/lexicon/index.ts';
+import { ADVERSARIAL } from './adversarial.ts';
 
 const lexicon = (signals: unknown[], extra: Record<string, unknown> = {}) => ({
 	lang: 'xx',
@@ -12,6 +15,55 @@ const ids = (c: ReturnType<typeof compileLexicons>, text: string) =>
 	findMatches(c, prepare(c, text)).map((m) => `${m.phrase.id}@${m.start}-${m.end}`);
 const withGaps = (c: ReturnType<typeof compileLexicons>, text: string) =>
 	findMatches(c, prepare(c, text)).map((m) => `${m.phrase.id}@${m.start}-${m.end}[${m.gaps.join(',')}]`);
+
+/**
+ * Freezes every object and array reachable from `root`; a Map or Set also has its mutators replaced by ones that throw
+ * (freezing does not reach their entries). Typed arrays cannot be frozen: the returned function tells whether they still
+ * hold what they held.
+ */
+function deepFreeze(root: object): () => boolean {
+	const seen = new Set<object>();
+	const typed: [ArrayBufferView, Uint8Array][] = [];
+	const bytes = (view: ArrayBufferView) => new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+	const lock = (target: object, methods: string[]) => {
+		for (const method of methods) {
+			Object.defineProperty(target, method, {
+				value: () => {
+					throw new TypeError(`${method} on a frozen lexicon`);
+				},
+			});
+		}
+	};
+	const visit = (value: unknown): void => {
+		if (typeof value !== 'object' || value === null || seen.has(value)) return;
+		seen.add(value);
+		if (ArrayBuffer.isView(value)) {
+			typed.push([value, bytes(value).slice()]);
+			return;
+		}
+		if (value instanceof Map) {
+			for (const [key, entry] of value) {
+				visit(key);
+				visit(entry);
+			}
+			lock(value, ['set', 'delete', 'clear']);
+		} else if (value instanceof Set) {
+			for (const entry of value) visit(entry);
+			lock(value, ['add', 'delete', 'clear']);
+		}
+		for (const key of Reflect.ownKeys(value)) visit((value as Record<PropertyKey, unknown>)[key]);
+		Object.freeze(value);
+	};
+	visit(root);
+	return () => typed.every(([view, copy]) => Buffer.compare(bytes(view), copy) === 0);
+}
+
+const everyMessage = (): string[] => [
+	...loadCorpus().map((e) => e.text),
+	...Object.values(ADVERSARIAL),
+	...Object.values(ADVERSARIAL).map((text) => `${text}\nI am going to kill myself tonight`),
+];
+const described = (matches: ReturnType<typeof findMatches>) => matches.map((m) => `${m.phrase.id}@${m.start}-${m.end}[${m.gaps.join(',')}]`);
 
 describe('the phrase engine', () => {
 	test('matches words, alternatives, classes, optional words, gaps and prefixes', () => {
@@ -94,5 +146,43 @@ describe('the phrase engine', () => {
 		const c = compileLexicons([lexicon([{ id: 'die', cat: 'suicidal_ideation', level: 'high', p: ['ngiyafuna ukufa'] }])]);
 		assert.deepEqual(c.languages, ['xx']);
 		assert.deepEqual(ids(c, 'NGIYAFUNA ukufa'), ['xx.die@0-2']);
+	});
+
+	test('a scan never writes to the compiled lexicon: every corpus and adversarial message screens the same with it frozen', () => {
+		const messages = everyMessage();
+		const open = compileLexicons(LEXICONS);
+		const expected = messages.map((text) => described(findMatches(open, prepare(open, text))));
+		const frozen = compileLexicons(LEXICONS);
+		const unchanged = deepFreeze(frozen);
+		// In strict mode (every module) a write to a frozen object throws, as do the locked Map and Set mutators.
+		const found = messages.map((text) => described(findMatches(frozen, prepare(frozen, text))));
+		assert.deepEqual(found, expected);
+		assert.ok(unchanged(), 'the typed arrays of the lexicon are unchanged');
+		assert.ok(expected.some((m) => m.length > 0));
+	});
+
+	test('scans of different messages interleaved find what each finds alone', () => {
+		const c: CompiledLexicon = compileLexicons(LEXICONS);
+		const messages = everyMessage().filter((text, i) => i % 7 === 0 || text.length > 1000);
+		const alone = messages.map((text) => {
+			const tokens = prepare(c, text);
+			return [described(findSignals(c, tokens)), described(findMarkers(c, tokens))];
+		});
+		// Every message prepared first, then the signals of each, then the markers of each in reverse order: each scan
+		// runs between scans of other messages, and tokens prepared long before they are scanned.
+		const prepared = messages.map((text) => prepare(c, text));
+		const signals = prepared.map((tokens) => described(findSignals(c, tokens)));
+		const markers = prepared
+			.map((tokens, i) => [i, tokens] as const)
+			.reverse()
+			.map(([i, tokens]) => [i, described(findMarkers(c, tokens))] as const)
+			.sort((a, b) => a[0] - b[0])
+			.map(([, found]) => found);
+		assert.deepEqual(
+			prepared.map((_, i) => [signals[i], markers[i]]),
+			alone,
+		);
+		// The same tokens scanned twice: nothing of the first scan is left on them.
+		for (const tokens of prepared.slice(0, 50)) assert.deepEqual(described(findSignals(c, tokens)), described(findSignals(c, tokens)));
 	});
 });

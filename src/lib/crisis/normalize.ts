@@ -27,7 +27,7 @@ export interface Token {
 	pairId: number;
 	/** One bit for each of those numbers (the number modulo 32): a quick test before looking one up (set by the engine). */
 	idBits: number;
-	/** Shared by the tokens of a repeated word. */
+	/** Shared by the tokens of a repeated word (and numbers the distinct words of the text). */
 	cache: WordCache;
 	/** The leet-decoded word. */
 	word: string;
@@ -46,55 +46,22 @@ export interface Token {
 }
 
 /**
- * What the engine works out once per word and shares between the tokens of a repeated word (the tokenizer reads a
- * repeated chunk once, so its tokens share their spelling arrays and this object).
+ * What the tokens of a repeated word share (the tokenizer reads a repeated chunk once, so its tokens share their
+ * spelling arrays and this object). `index` numbers the distinct words of a message from 0, in order of first
+ * appearance: the engine keeps what it works out per word in arrays by it.
  */
 export interface WordCache {
-	/** Typo corrections added, and whether the word was a lexicon word as written. */
-	corrected: boolean;
-	knownBefore: boolean;
-	/** Lexicon numbers of the keys (null: not yet) and their bits (see Token.idBits). */
-	ids: number[] | null;
-	idBits: number;
+	index: number;
 	/** Whether the word may be the first of two written as one (see tokenize's pairFilter; null: not yet asked). */
 	pairs: boolean | null;
-	/** The two-word form with the word that followed last time (`next` is that word's spelling array). */
+	/** The two-word form with the word that followed last time (`pairNext` is that word's spelling array). */
 	pairNext: string[] | null;
 	pairForm: string;
 	pairKey: string;
-	/** The lexicon's number of the two-word skeleton `pairIdKey` (-1: none; set by the engine). */
-	pairIdKey: string;
-	pairId: number;
-	/** The last scan that activated the phrases this word anchors. */
-	anchoredIn: number;
-	/** Candidate phrases at this word, for one scan (`scan`) and the two-word form they were found with. */
-	scan: number;
-	scanPair: string;
-	candidates: unknown[] | null;
-	/** For each candidate, the words that may come next (null: any). */
-	follows: unknown[] | null;
-	compounds: unknown[] | null;
 }
 
 export function newWordCache(): WordCache {
-	return {
-		corrected: false,
-		knownBefore: false,
-		ids: null,
-		idBits: 0,
-		pairs: null,
-		pairNext: null,
-		pairForm: '',
-		pairKey: '',
-		pairIdKey: '',
-		pairId: -1,
-		anchoredIn: -1,
-		scan: -1,
-		scanPair: '',
-		candidates: null,
-		follows: null,
-		compounds: null,
-	};
+	return { index: -1, pairs: null, pairNext: null, pairForm: '', pairKey: '' };
 }
 
 export type Segmenter = (letters: string) => string[] | null;
@@ -680,8 +647,13 @@ function readChunks(s: string): Token[] {
 	return t.tokens;
 }
 
-/** Marks clause-initial tokens and writes each word together with the next one ("my self", "sewer slide"). */
+/**
+ * Numbers the distinct words (WordCache.index), marks clause-initial tokens and writes each word together with the
+ * next one ("my self", "sewer slide").
+ */
 function linkTokens(tokens: Token[], pairFilter?: (key: string) => boolean): void {
+	let words = 0;
+	for (let k = 0; k < tokens.length; k++) if (tokens[k]!.cache.index < 0) tokens[k]!.cache.index = words++;
 	if (tokens.length > 0) tokens[0]!.initial = true;
 	for (let k = 0; k + 1 < tokens.length; k++) {
 		const a = tokens[k]!;

@@ -68,7 +68,7 @@ import {
 	POSITIONAL_MARKERS,
 	prepare,
 	SCAN_ROLES,
-	type Compiled,
+	type CompiledLexicon,
 	type Match,
 	type ScanSets,
 	type SignalSpec,
@@ -157,8 +157,8 @@ function guardsOf(spec: SignalSpec): SignalGuards {
 	return guards;
 }
 
-let compiled: Compiled | null = null;
-function lexicon(): Compiled {
+let compiled: CompiledLexicon | null = null;
+function lexicon(): CompiledLexicon {
 	compiled ??= compileLexicons(LEXICONS);
 	return compiled;
 }
@@ -216,7 +216,7 @@ function rolesOf(token: Token, sets: ScanSets): number {
 }
 
 /** Negation or another person governing the phrase: inside its gaps, or walking back over filler words. */
-function subjectGuard(m: Match, tokens: Token[], c: Compiled, checkOther: boolean): 'neg' | 'other' | null {
+function subjectGuard(m: Match, tokens: Token[], c: CompiledLexicon, checkOther: boolean): 'neg' | 'other' | null {
 	const sets = c.scan.get(m.phrase.lang);
 	if (!sets) return null;
 	for (const gi of m.gaps) {

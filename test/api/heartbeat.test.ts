@@ -114,7 +114,7 @@ describe('startHeartbeat', () => {
 		const started = Date.now();
 		await heartbeat.stop();
 		assert.ok(Date.now() - started < 500);
-		await sleep(100);
+		await sleep(100); // a window in which no beat may be sent: that is what is asserted
 		assert.equal(capture.requests.length, 1);
 	});
 });
@@ -136,7 +136,7 @@ describe('in the running service', () => {
 			await dropDatabase(env.DATABASE_URL);
 		}
 		const count = capture.requests.length;
-		await sleep(400);
+		await sleep(400); // two intervals in which no beat may be sent: that is what is asserted
 		assert.equal(capture.requests.length, count, 'no beats after shutdown');
 	});
 });

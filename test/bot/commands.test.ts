@@ -501,7 +501,7 @@ describe('timed: cooldown expiry, server join/leave', { concurrency: true }, () 
 		assert.match(textOf((await slash(world.fake, { name: 'changelog', userId: OWNER_4 })).callback.body), /Patch notes/);
 		const first = (await slash(world.fake, { name: 'changelog', userId: OWNER_4 })).callback;
 		assert.equal(first.body.data.content, 'Please slow down a little: try again in 3 seconds.');
-		await sleep(2_100 - (Date.now() - started));
+		await sleep(2_100 - (Date.now() - started)); // the cooldown's clock is the behaviour under test
 		const second = (await slash(world.fake, { name: 'changelog', userId: OWNER_4 })).callback;
 		assert.equal(second.body.data.content, 'Please slow down a little: try again in 1 second.');
 		await sleep(Math.max(0, 3_050 - (Date.now() - started)));

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../support/wait.ts';
 import { ApplicationCommandOptionType, ApplicationCommandType, MessageFlags } from 'discord.js';
 import {
 	collectDefinitions,
@@ -205,6 +206,7 @@ describe('answering soon (defer when slow)', () => {
 		const fast = fakeInteraction();
 		await respondSoon(fast.interaction as never, async () => ({ content: 'done' }), 50);
 		assert.deepEqual(fast.calls, ['reply']);
+		// sleep() here is work slower than the deferral threshold (10 ms): the behaviour under test, not a wait.
 		const slow = fakeInteraction();
 		await respondSoon(slow.interaction as never, () => sleep(80).then(() => ({ content: 'done' })), 10);
 		assert.deepEqual(slow.calls, [`deferReply ${MessageFlags.Ephemeral}`, 'editReply done']);
@@ -229,6 +231,7 @@ describe('answering soon (defer when slow)', () => {
 		const fast = button();
 		await updateSoon(fast.interaction as never, async () => ({ content: 'done' }), 50);
 		assert.deepEqual(fast.calls, ['update done']);
+		// sleep() here is work slower than the deferral threshold: the behaviour under test, not a wait.
 		const slow = button();
 		await updateSoon(slow.interaction as never, () => sleep(80).then(() => ({ content: 'done' })), 10);
 		assert.deepEqual(slow.calls, ['deferUpdate', 'editReply done']);
@@ -240,7 +243,7 @@ describe('answering soon (defer when slow)', () => {
 			answer: async (text: string) => void calls.push(`answer ${text}`),
 			defer: async () => void calls.push('defer'),
 		};
-		await deferWhenSlow(() => sleep(60).then(() => 'late'), steps, 10);
+		await deferWhenSlow(() => sleep(60).then(() => 'late'), steps, 10); // slow work, not a wait
 		assert.deepEqual(calls, ['defer', 'answer late']);
 		calls.length = 0;
 		await assert.rejects(
@@ -445,7 +448,7 @@ describe('versions and the release check', () => {
 			assert.deepEqual(first!.body, { server_count: 7, shard_count: 2 });
 			assert.ok(second!.at - first!.at >= 50);
 			const count = capture.requests.length;
-			await sleep(250);
+			await sleep(250); // a window in which nothing may happen: that is what is asserted
 			assert.equal(capture.requests.length, count, 'no post after stop');
 
 			capture.setResponse(500);
@@ -474,7 +477,7 @@ describe('log channel', () => {
 			maxQueue: 3,
 		});
 		channel.post('one');
-		await sleep(20);
+		await waitFor(() => sent.length === 1, { what: 'the first line sent' });
 		for (const line of ['two', 'three', 'four', 'five', 'six']) channel.post(line);
 		assert.equal(channel.dropped, 2);
 		await channel.idle();
@@ -485,7 +488,7 @@ describe('log channel', () => {
 		assert.ok(sent[1]!.at - sent[0]!.at >= 190, 'rate limited');
 		channel.post('seven');
 		channel.stop();
-		await sleep(250);
+		await sleep(250); // a window in which nothing may be sent: that is what is asserted
 		assert.equal(sent.length, 2);
 	});
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../support/wait.ts';
 import { shardOf } from '../support/fake-discord.ts';
 import { LOG_CHANNEL_ID, slash, startBotWorld, worldGuilds, type BotWorld } from './support.ts';
 
@@ -26,14 +27,16 @@ interface Status {
 const status = async (): Promise<Status> => (await (await fetch(`${world.haven.url}/v1/status`)).json()) as Status;
 
 async function until(check: (s: Status) => boolean, what: string, timeoutMs = 8_000): Promise<Status> {
-	const deadline = Date.now() + timeoutMs;
 	let last: Status | undefined;
-	while (Date.now() < deadline) {
-		last = await status();
-		if (check(last)) return last;
-		await sleep(50);
-	}
-	throw new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(last)}`);
+	return waitFor(
+		async () => {
+			last = await status();
+			return check(last) && last;
+		},
+		{ timeoutMs, everyMs: 50, what },
+	).catch((error: Error) => {
+		throw new Error(`${error.message}; last status: ${JSON.stringify(last)}`);
+	});
 }
 
 const logLines = () =>
@@ -71,7 +74,7 @@ describe('shards and /v1/status', () => {
 		const degraded = await until((s) => s.status === 'degraded', 'degraded');
 		assert.notEqual(degraded.shards[1]!.state, 'ready');
 		assert.equal(degraded.shards[0]!.state, 'ready');
-		await sleep(300);
+		await sleep(300); // the outage itself: the shard stays down a while before it may come back
 		world.fake.setShardDown(1, false);
 		const back = await until((s) => s.status === 'ok', 'ok again');
 		assert.equal(back.shards[1]!.resumes, 1);
@@ -81,8 +84,7 @@ describe('shards and /v1/status', () => {
 		const guildOnShard1 = world.fake.guilds.ids.find((guild) => shardOf(guild, 2) === 1)!;
 		const { callback } = await slash(world.fake, { name: 'about', guildId: guildOnShard1 });
 		assert.match(JSON.stringify(callback.body), /About Haven/, 'interactions flow on the resumed shard');
-		const deadline = Date.now() + 5_000;
-		while (!logLines().some((line) => line.startsWith('Shard 1 resumed')) && Date.now() < deadline) await sleep(50);
+		await waitFor(() => logLines().some((line) => line.startsWith('Shard 1 resumed')), { what: 'the resume in the system log' });
 		assert.ok(logLines().includes('Shard 1 lost its gateway connection; reconnecting.'), logLines().join('\n'));
 		assert.ok(
 			logLines().some((line) => /^Shard 1 resumed \(\d+ missed events? replayed\)\.$/.test(line)),

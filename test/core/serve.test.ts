@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parseConfig } from '../../src/lib/core/config.ts';
 import { Feedback, migrate, openDatabase } from '../../src/lib/db/index.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** `haven serve` as a user runs it: a child process, the embedded PostgreSQL, signals. */
 
@@ -37,14 +38,16 @@ function haven(args: string[], env: Record<string, string>): { child: ChildProce
 
 async function serve(env: Record<string, string>): Promise<Running & { exited: Promise<number | null> }> {
 	const started = haven(['serve'], env);
-	const deadline = Date.now() + 30_000;
-	while (Date.now() < deadline) {
-		const port = /HTTP API on port (\d+)/.exec(started.output())?.[1];
-		if (port) return { ...started, url: `http://127.0.0.1:${port}` };
-		if (started.child.exitCode !== null) break;
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-	throw new Error(`haven serve did not start:\n${started.output()}`);
+	const port = await waitFor(
+		() => {
+			if (started.child.exitCode !== null) throw new Error('exited');
+			return /HTTP API on port (\d+)/.exec(started.output())?.[1];
+		},
+		{ timeoutMs: 30_000, everyMs: 50, what: 'haven serve to start' },
+	).catch(() => {
+		throw new Error(`haven serve did not start:\n${started.output()}`);
+	});
+	return { ...started, url: `http://127.0.0.1:${port}` };
 }
 
 const embedded = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'haven-serve-')) });

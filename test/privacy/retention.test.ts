@@ -16,6 +16,7 @@ import { rememberTurn } from '../../src/lib/companion/memory.ts';
 import { purge, startRetentionScheduler, type PurgeReport } from '../../src/lib/privacy/retention.ts';
 import { startBotWorld, type BotWorld } from '../bot/support.ts';
 import { snowflakeAt } from '../support/fake-discord.ts';
+import { waitFor } from '../support/wait.ts';
 
 const run = promisify(execFile);
 const DAY = 86_400_000;
@@ -201,11 +202,11 @@ describe('servers Haven has left', () => {
 		// Haven is removed from two servers; one adds it back.
 		world.fake.dispatch('GUILD_DELETE', { id: leaving }, 0);
 		world.fake.dispatch('GUILD_DELETE', { id: back }, 0);
-		for (let i = 0; i < 100 && !((await leftAt(leaving)) && (await leftAt(back))); i++) await sleep(20);
+		await waitFor(async () => Boolean((await leftAt(leaving)) && (await leftAt(back))), { what: 'left_at on both servers' });
 		assert.ok(await leftAt(leaving), 'left_at recorded by the guildDelete listener');
 		const { guildCreatePayload } = await import('../support/fake-discord-data.ts');
 		world.fake.dispatch('GUILD_CREATE', guildCreatePayload(world.fake.guild(back)!), 0);
-		for (let i = 0; i < 100 && (await leftAt(back)); i++) await sleep(20);
+		await waitFor(async () => (await leftAt(back)) === null, { what: 'left_at cleared' });
 		assert.equal(await leftAt(back), null, 'rejoining clears left_at');
 	});
 
@@ -278,11 +279,11 @@ describe('the scheduler', () => {
 		});
 		const report = await scheduler.runNow();
 		assert.equal(report?.now, clock.toISOString(), 'the injected clock');
-		for (let i = 0; i < 200 && runs < 3; i++) await sleep(10);
+		await waitFor(() => runs >= 3, { everyMs: 10, what: 'three runs' });
 		assert.ok(runs >= 3, `ran on its interval (${runs} runs)`);
 		await scheduler.stop();
 		const stopped = runs;
-		await sleep(120);
+		await sleep(120); // a window of four intervals in which nothing may run: that is what is asserted
 		assert.equal(runs, stopped, 'no run after stop');
 	});
 
@@ -295,7 +296,7 @@ describe('the scheduler', () => {
 		);
 		const left = async () => (await sql('select id from memory_turns where channel_id = ?', ['99999999999999999'])).length;
 		assert.equal(await left(), 1);
-		for (let i = 0; i < 150 && (await left()) > 0; i++) await sleep(20);
+		await waitFor(async () => (await left()) === 0, { what: 'the boot scheduler to purge' });
 		assert.equal(await left(), 0, 'the boot scheduler purged the expired turn');
 		assert.ok(container.db, 'still running');
 	});

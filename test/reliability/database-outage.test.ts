@@ -188,13 +188,13 @@ describe('PostgreSQL stops and comes back', () => {
 				const status = await sendFeedback(`stream ${counter++}`);
 				statuses.set(status, (statuses.get(status) ?? 0) + 1);
 				if (status === 202 && restarted) acceptedAfterRestart++;
-				if (status !== 202) await sleep(20);
+				if (status !== 202) await sleep(20); // pacing after a refusal, not a wait for anything
 			}
 		};
 		const workers = Array.from({ length: 4 }, worker);
 		await until(() => (statuses.get(202) ?? 0) >= 20, 'a steady stream');
 		await pg.stop('immediate');
-		await sleep(800);
+		await sleep(800); // the outage itself: the database stays down while the stream goes on
 		await pg.start();
 		restarted = true;
 		await until(() => acceptedAfterRestart >= 20, 'feedback accepted again');

@@ -11,7 +11,7 @@ import { parseConfig } from '../../src/lib/core/config.ts';
 import { Feedback, openDatabase } from '../../src/lib/db/index.ts';
 import { dropDatabase, testEnv } from '../support/env.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
-import { killChildren, serveHaven, until, type HavenProcess } from './support.ts';
+import { killChildren, scrape, serveHaven, total, until, type HavenProcess } from './support.ts';
 
 const TOKEN = 'sigterm-token-0123456789';
 /** Each AI reply takes this long; Haven runs 4 at a time, so 9 chats take 3 rounds: within the 5 s grace. */
@@ -102,16 +102,22 @@ test('SIGTERM under load: in-flight requests finish, new ones are refused, exit 
 	const outcomes = new Map<string, number>();
 	let writing = true;
 	let n = 0;
+	// Feedback requests the writers have sent and not yet had answered, and the most there were since `feedbackPeak`
+	// was last reset: an upper bound on those the server is serving.
+	let feedbackInFlight = 0;
+	let feedbackPeak = 0;
 	const writer = async () => {
 		while (writing) {
 			const message = `written around shutdown ${n++}`;
+			feedbackPeak = Math.max(feedbackPeak, ++feedbackInFlight);
 			const outcome = await post('/v1/feedback', { userId: '123456789012345678', message }).then(
 				(reply) => String(reply.status),
 				(error: NodeJS.ErrnoException) => error.code ?? 'error',
 			);
+			feedbackInFlight--;
 			outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
 			if (outcome === '202') accepted.push(message);
-			else await sleep(20);
+			else await sleep(20); // pacing after a refusal, not a wait for anything
 		}
 	};
 	const writers = Array.from({ length: 4 }, writer);
@@ -120,7 +126,17 @@ test('SIGTERM under load: in-flight requests finish, new ones are refused, exit 
 	const onKeptAlive = keptAlive(haven.url);
 	const chats = Array.from({ length: 8 }, (_, i) => post('/v1/chat', { message: `slow question ${i}` }));
 	await until(() => openai.requests.length >= 4, 'the first chats to reach the AI provider', 10_000);
-	await sleep(200); // the rest are received and wait for a slot
+	// The rest are received and wait for a slot: Haven serves the 9 chats, the scrape, and at most the feedback writes
+	// in flight meanwhile.
+	await until(
+		async () => {
+			feedbackPeak = feedbackInFlight;
+			const serving = total(await scrape(haven.url, TOKEN), 'haven_http_requests_in_flight');
+			return serving - 1 - feedbackPeak >= 9;
+		},
+		'the 9 slow chats to be received',
+		10_000,
+	);
 
 	const signalledAt = performance.now();
 	haven.child.kill('SIGTERM');

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../support/wait.ts';
 
 /** Shared by the reliability suite: Prometheus text parsing, polling, and `haven` as a child process. */
 
@@ -43,25 +43,14 @@ export async function scrape(baseUrl: string, token: string): Promise<Sample[]> 
 	return parseMetrics(await response.text());
 }
 
-/** Polls `check` until it returns a value other than undefined/false. */
-export async function until<T>(
+/** Polls `check` until it returns a value other than undefined/false (`waitFor` with this suite's longer deadline). */
+export function until<T>(
 	check: () => Promise<T | undefined | false> | T | undefined | false,
 	what: string,
 	timeoutMs = 15_000,
 	everyMs = 50,
 ): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	let lastError: unknown;
-	while (Date.now() < deadline) {
-		try {
-			const value = await check();
-			if (value !== undefined && value !== false) return value as T;
-		} catch (error) {
-			lastError = error;
-		}
-		await sleep(everyMs);
-	}
-	throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+	return waitFor(check, { what, timeoutMs, everyMs });
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ describe('fake Discord: one shard, two guilds', () => {
 		assert.equal(interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild), true);
 		fake.interactionTimeoutMs = 20;
 		try {
-			await new Promise((resolve) => setTimeout(resolve, 40));
+			await new Promise((resolve) => setTimeout(resolve, 40)); // past the 20 ms expiry: the clock is what is tested
 			await assert.rejects(interaction.reply({ content: 'late' }), (error: DiscordAPIError) => error.code === 10062);
 		} finally {
 			fake.interactionTimeoutMs = 3_000;
@@ -378,7 +378,7 @@ describe('fake Discord: two shards', () => {
 		fake.setShardDown(1, true);
 		assert.deepEqual(fake.connectedShards(), [0]);
 		await next(client, Events.ShardReconnecting);
-		await new Promise((resolve) => setTimeout(resolve, 700));
+		await new Promise((resolve) => setTimeout(resolve, 700)); // a window in which the shard must stay down: what is asserted
 		assert.deepEqual(fake.connectedShards(), [0]);
 		const resumed = next(client, Events.ShardResume, 5_000);
 		fake.setShardDown(1, false);

@@ -7,6 +7,7 @@ import { container } from '@sapphire/framework';
 import { ApplicationCommandOptionType, InteractionResponseType } from 'discord.js';
 import { reminderStore } from '../../src/lib/wellbeing/reminder-store.ts';
 import { createReminderScheduler, REMINDER_OFF_BUTTON } from '../../src/lib/wellbeing/reminders.ts';
+import { waitFor } from '../support/wait.ts';
 import { assertPrivate, counter, run, someone, sql, startWellbeingWorld, textOf, type WellbeingWorld } from './support.ts';
 
 let w: WellbeingWorld;
@@ -125,8 +126,7 @@ describe('/checkin log and history', () => {
 		const followup = await ix.followup(0);
 		assert.match(textOf(followup.body), /Check-in saved/);
 		assert.ok(followup.body.flags & 64, 'still private');
-		await new Promise((resolve) => setTimeout(resolve, 100));
-		assert.equal(await counter('crisisEvents'), events + 1);
+		await waitFor(async () => (await counter('crisisEvents')) === events + 1, { what: 'the crisis event to be recorded' });
 		const [event] = await sql<{ user_id: string | null; details: string | null; trigger: string }>(
 			'select user_id, details, trigger from crisis_events order by id desc limit 1',
 		);

@@ -16,6 +16,7 @@ import {
 	GROUNDING,
 	JOURNAL_PROMPTS,
 } from '../../src/lib/wellbeing/coping.ts';
+import { waitFor } from '../support/wait.ts';
 import {
 	assertPrivate,
 	assertPublic,
@@ -174,8 +175,7 @@ describe('a feeling that screens as a crisis', () => {
 		assert.match(textOf(followup.body), /Breathing/);
 		const [call] = completions(w.openai);
 		assert.match(call!.system, /safety check found/);
-		await new Promise((resolve) => setTimeout(resolve, 100));
-		assert.equal(await counter('crisisEvents'), events + 1);
+		await waitFor(async () => (await counter('crisisEvents')) === events + 1, { what: 'the crisis event to be recorded' });
 	});
 
 	test('a person who opted out of screening gets just the exercise', async () => {

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { container } from '@sapphire/framework';
 import { InteractionResponseType } from 'discord.js';
 import { updateGuildSettings } from '../../src/lib/settings/guild-settings.ts';
+import { waitFor } from '../support/wait.ts';
 import { assertPrivate, buttonsOf, counter, run, someone, sql, startWellbeingWorld, textOf, type WellbeingWorld } from './support.ts';
 
 let w: WellbeingWorld;
@@ -184,8 +185,7 @@ describe('server toggle and safety', () => {
 		const followup = await ix.followup(0);
 		assert.match(followup.body.content, /Let go/);
 		assert.equal((await letters(user)).length, 0);
-		await new Promise((resolve) => setTimeout(resolve, 100));
-		assert.equal(await counter('crisisEvents'), events + 1);
+		await waitFor(async () => (await counter('crisisEvents')) === events + 1, { what: 'the crisis event to be recorded' });
 		const [event] = await sql<{ user_id: string | null; details: string | null }>(
 			'select user_id, details from crisis_events order by id desc limit 1',
 		);

@@ -3,6 +3,7 @@
 // custom ids, renderers within Discord's limits, and the command definitions' shape.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { waitFor } from '../support/wait.ts';
 import { screen } from '../../src/lib/crisis/screen.ts';
 import { definitionProblems, type CommandDefinition } from '../../src/lib/discord/definitions.ts';
 import { definition as checkin } from '../../src/commands/wellbeing/checkin.ts';
@@ -197,10 +198,10 @@ describe('the reminder scheduler (injected clock and store)', () => {
 		scheduler.start();
 		scheduler.start(); // idempotent
 		assert.equal(scheduler.running, true);
-		while (ticks < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+		await waitFor(() => ticks >= 2, { everyMs: 5, what: 'two ticks' });
 		assert.deepEqual(sent, [], 'not due yet at 09:00');
 		clock = new Date('2031-01-01T10:00:00Z');
-		while (sent.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+		await waitFor(() => sent.length > 0, { everyMs: 5, what: 'the reminder to be sent' });
 		assert.deepEqual(sent, ['u1']);
 		await scheduler.stop();
 		assert.equal(scheduler.running, false);
@@ -503,6 +504,7 @@ describe('custom ids and views', () => {
 
 	test('the round lock runs one round’s work in order, other rounds in parallel', async () => {
 		const order: string[] = [];
+		// Work that takes `ms`: the order it finishes in is the behaviour under test, not a wait.
 		const slow = (label: string, ms: number) => async () => {
 			await new Promise((resolve) => setTimeout(resolve, ms));
 			order.push(label);

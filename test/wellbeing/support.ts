@@ -120,12 +120,3 @@ export function completions(openai: FakeOpenAi): { system: string; user: string 
 		.filter((r) => r.path === '/v1/chat/completions')
 		.map((r) => ({ system: String(r.body.messages?.[0]?.content ?? ''), user: String(r.body.messages?.at(-1)?.content ?? '') }));
 }
-
-/** Waits until `check` holds (polling; for effects that follow the first answer). */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3_000, what = 'a condition'): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await check())) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 20));
-	}
-}

@@ -10,7 +10,8 @@ export class GuildCreate extends Listener<typeof Events.GuildCreate> {
 
 	override async run(guild: Guild) {
 		const total = this.container.client.guilds.cache.size;
-		this.container.bot?.systemLog(`Joined a server (id ${guild.id}, ${guild.memberCount} members). Now in ${total} servers.`);
+		// Recorded first, so the log line never announces what the guilds table does not yet say.
 		await markJoined(this.container.db.orm.em.fork(), [guild.id]);
+		this.container.bot?.systemLog(`Joined a server (id ${guild.id}, ${guild.memberCount} members). Now in ${total} servers.`);
 	}
 }

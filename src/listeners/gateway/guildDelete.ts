@@ -10,7 +10,8 @@ export class GuildDelete extends Listener<typeof Events.GuildDelete> {
 
 	override async run(guild: Guild) {
 		const total = this.container.client.guilds.cache.size;
-		this.container.bot?.systemLog(`Left a server (id ${guild.id}). Now in ${total} servers.`);
+		// Recorded first, so the log line never announces what the guilds table does not yet say.
 		await markLeft(this.container.db.orm.em.fork(), guild.id);
+		this.container.bot?.systemLog(`Left a server (id ${guild.id}). Now in ${total} servers.`);
 	}
 }

@@ -130,6 +130,11 @@ describe('renderCrisisReply', () => {
 		const urgent = renderCrisisReply(screen('my friend just told me she took a whole bottle of pills'), 'US');
 		assert.match(urgent, /If they are in immediate danger, call 911 now/);
 		assert.match(renderCrisisReply(assessment('concern'), 'US', { audience: 'third_party' }), /Ask them directly/);
+		const gentle = renderCrisisReply(assessment('concern'), 'US');
+		assert.match(gentle, /Can I ask: are you having thoughts/, 'concern asks instead of assuming');
+		assert.match(gentle, /If I've read you wrong, that's okay/);
+		assert.match(gentle, /988/, 'and still offers the lines');
+		assert.doesNotMatch(gentle, /call 911 now/i, 'without the emergency wording of imminent');
 		assert.doesNotMatch(renderCrisisReply(screen('my friend wants to die and I want to die too'), 'US'), /Ask them directly/);
 	});
 

@@ -239,10 +239,13 @@ export function renderCrisisReply(assessment: Assessment, country?: string | nul
 			`Please reach out to one of these confidential lines ${where(r)}. They are there to listen:`,
 		);
 	} else if (assessment.level === 'concern') {
+		// Concern is the level a sensitive screen reaches on passive wishes and vaguer words, sometimes wrongly: the
+		// reply acknowledges, asks instead of assuming, and offers the lines without alarm.
 		head.push(
 			"It sounds like things are really heavy right now, and you don't have to carry that alone.",
+			"Can I ask: are you having thoughts of not wanting to be here, or of hurting yourself? If I've read you wrong, that's okay. You can tell me more either way.",
 			'',
-			`If you're having thoughts of ending your life or hurting yourself, these people ${where(r)} are there to listen:`,
+			`If those thoughts are there, these people ${where(r)} are there to listen:`,
 		);
 	} else {
 		head.push(`If you ever need someone to talk to, these confidential services ${where(r)} are there to listen:`);

@@ -9,6 +9,8 @@ import { createBot } from './lib/discord/bot.ts';
 import { discordClientOptions } from './lib/discord/client-options.ts';
 import { requireExportedDefinitions } from './lib/discord/command.ts';
 import { migrate, openDatabase, type Database } from './lib/db/index.ts';
+import { fieldCipher, onUnreadable } from './lib/db/encrypted-text.ts';
+import { checkEncryptionKey } from './lib/db/key-check.ts';
 import { logLevel } from './lib/core/logger.ts';
 import { Metrics } from './lib/operations/metrics.ts';
 import {
@@ -57,6 +59,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 	container.shards.attach(client);
 	metrics.watchBot({ client, shards: container.shards, enabled: config.discord.enabled });
 	for (const warning of configWarnings(config)) log.warn(warning);
+	// A value that does not decrypt (wrong key, tampered, or copied from another row) is never served: say which row.
+	onUnreadable((error) => log.warn(`${error.message} (treated as unreadable)`));
 
 	const db = await openDatabase(config, { info: (m) => log.info(m), warn: (m) => log.warn(m) }).catch((error: unknown) => {
 		metrics.close();
@@ -78,6 +82,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 			await db.close();
 			return { client: undefined, db, url: undefined, stop: async () => undefined };
 		}
+		// Refuses a wrong ENCRYPTION_KEY, or a missing one when the database holds encrypted values (src/lib/db/key-check.ts).
+		if ((await checkEncryptionKey(db.orm, fieldCipher())) === 'recorded') log.info('Recorded the ENCRYPTION_KEY check values in app_state');
 
 		client.stores.registerPath(PIECES);
 		acceptTypeScriptPieces(client.stores);

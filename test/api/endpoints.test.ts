@@ -321,7 +321,7 @@ describe('POST /v1/feedback and the review queue', () => {
 		assert.deepEqual(reply.json, { status: 'received' });
 
 		const [row] = await sql(`select id, message, status, public, featured, source from feedback`);
-		assert.ok(row.message.startsWith('hv1:'), 'encrypted at rest');
+		assert.ok(row.message.startsWith('hv2:'), 'encrypted at rest');
 		assert.ok(!row.message.includes('hard week'));
 		assert.deepEqual(
 			{ ...row, message: undefined, id: undefined },

@@ -52,7 +52,7 @@ describe('companion memory', () => {
 	test('stores memory encrypted', async () => {
 		const rows = await db.orm.em.getConnection().execute<{ content: string }[]>('select content from memory_turns');
 		assert.ok(rows.length >= 4);
-		assert.ok(rows.every((row) => row.content.startsWith('hv1:') && !row.content.includes('long day')));
+		assert.ok(rows.every((row) => row.content.startsWith('hv2:') && !row.content.includes('long day')));
 	});
 
 	test('neither reads nor keeps memory on the careful (crisis) path', async () => {

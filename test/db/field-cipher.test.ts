@@ -4,7 +4,7 @@ import { DecryptionError, FieldCipher, parseEncryptionKey, saltId } from '../../
 
 const KEY = Buffer.alloc(32, 7);
 const OTHER_KEY = Buffer.alloc(32, 9);
-const AT = { table: 'feedback', column: 'message' };
+const AT = { table: 'feedback', column: 'message', id: 7, owner: '123456789012345678' };
 
 const ADVERSARIAL = [
 	'',
@@ -37,7 +37,7 @@ describe('field encryption', () => {
 		const cipher = new FieldCipher(KEY, ['s1']);
 		for (const text of ADVERSARIAL) {
 			const sealed = cipher.seal(text, AT);
-			assert.ok(sealed.startsWith(`hv1:${saltId('s1')}.`));
+			assert.ok(sealed.startsWith(`hv2:${saltId('s1')}.`));
 			if (text.length > 8) assert.ok(!sealed.includes(text));
 			assert.equal(cipher.open(sealed, AT), text.toWellFormed()); // UTF-8 cannot hold a lone surrogate
 		}
@@ -60,24 +60,52 @@ describe('field encryption', () => {
 		assert.notEqual(cipher.seal('same', AT), cipher.seal('same', AT));
 	});
 
-	test('binds a value to its table and column', () => {
+	test('binds a value to its table, column, row and owner', () => {
 		const cipher = new FieldCipher(KEY, ['s1']);
 		const sealed = cipher.seal('secret', AT);
-		assert.throws(
-			() => cipher.open(sealed, { table: 'ghost_letters', column: 'content' }),
-			(error: unknown) => {
-				assert.ok(error instanceof DecryptionError);
-				assert.equal(error.message, 'Cannot decrypt ghost_letters.content: wrong key or tampered value');
-				return true;
-			},
-		);
+		const elsewhere = [
+			{ ...AT, table: 'ghost_letters', column: 'content' },
+			{ ...AT, id: 8 },
+			{ ...AT, owner: '223456789012345678' },
+			{ ...AT, owner: null },
+		];
+		for (const at of elsewhere) {
+			assert.throws(
+				() => cipher.open(sealed, at),
+				(error: unknown) => {
+					assert.ok(error instanceof DecryptionError);
+					assert.equal(error.id, String(at.id));
+					assert.equal(
+						error.message,
+						`Cannot decrypt ${at.table}.${at.column} id ${at.id}: wrong key, tampered value, or a value moved from another row`,
+					);
+					return true;
+				},
+			);
+		}
+		assert.throws(() => cipher.open(sealed, { table: 'feedback', column: 'message' }), /the row is not known/);
+		assert.throws(() => cipher.seal('secret', { table: 'feedback', column: 'message' }), /before its row has an id/);
+	});
+
+	test('reads a previous key while a key rotation runs, and keeps check values that tell keys apart', () => {
+		const old = new FieldCipher(OTHER_KEY, ['s1']);
+		const both = new FieldCipher(KEY, ['s1'], [OTHER_KEY]);
+		assert.equal(both.open(old.seal('under the old key', AT), AT), 'under the old key');
+		assert.throws(() => old.open(both.seal('new', AT), AT), DecryptionError, 'never writes with the old key');
+		assert.deepEqual(new FieldCipher(KEY, ['s1']).keyCheck(), new FieldCipher(KEY, ['s1']).keyCheck());
+		assert.notEqual(new FieldCipher(KEY, ['s1']).keyCheck()!.key, old.keyCheck()!.key);
+		assert.equal(new FieldCipher(KEY, ['s2']).keyCheck()!.key, new FieldCipher(KEY, ['s1']).keyCheck()!.key, 'the key check ignores salts');
+		assert.equal(new FieldCipher(undefined, ['s1']).keyCheck(), undefined);
 	});
 
 	test('reports a wrong key, a tampered value and a missing key by table and column', () => {
 		const sealed = new FieldCipher(KEY, ['s1']).seal('secret', AT);
-		assert.throws(() => new FieldCipher(OTHER_KEY, ['s1']).open(sealed, AT), /Cannot decrypt feedback\.message: wrong key or tampered value/);
+		assert.throws(
+			() => new FieldCipher(OTHER_KEY, ['s1']).open(sealed, AT),
+			/Cannot decrypt feedback\.message id 7: wrong key, tampered value, or a value moved from another row/,
+		);
 		const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'BB' : 'AA');
-		assert.throws(() => new FieldCipher(KEY, ['s1']).open(tampered, AT), /wrong key or tampered value/);
+		assert.throws(() => new FieldCipher(KEY, ['s1']).open(tampered, AT), /wrong key, tampered value/);
 		assert.throws(() => new FieldCipher(undefined, ['s1']).open(sealed, AT), /encrypted but ENCRYPTION_KEY is not set/);
 		assert.throws(() => new FieldCipher(KEY, ['s1']).open('garbage', AT), /unknown storage format/);
 	});
@@ -89,7 +117,7 @@ describe('field encryption', () => {
 		assert.equal(rotated.open(sealedOld, AT), 'before rotation');
 		assert.equal(rotated.isStale(sealedOld), true);
 		const sealedNew = rotated.seal('after rotation', AT);
-		assert.ok(sealedNew.startsWith(`hv1:${saltId('new')}.`));
+		assert.ok(sealedNew.startsWith(`hv2:${saltId('new')}.`));
 		assert.equal(rotated.isStale(sealedNew), false);
 		assert.throws(() => new FieldCipher(KEY, ['new']).open(sealedOld, AT), new RegExp(`salt ${saltId('old')} is not in ENCRYPTION_SALT_LIST`));
 	});

@@ -100,7 +100,7 @@ describe('conversation memory', () => {
 		);
 		assert.equal(stored.length, RECENT_TURNS, 'only the newest turns are kept');
 		for (const row of stored) {
-			assert.match(row.content, /^hv1:/, 'ciphertext at rest');
+			assert.match(row.content, /^hv2:/, 'ciphertext at rest');
 			assert.doesNotMatch(row.content, /carol/);
 			assert.equal(new Date(row.expires_at).getTime() - new Date(row.created_at).getTime(), 24 * 3_600_000, 'expires 24 h after');
 		}
@@ -326,7 +326,7 @@ describe('/privacy export', () => {
 		const raw = JSON.stringify(exported);
 		for (const other of [BOB, MOD]) assert.ok(!raw.includes(other), `the export does not name ${other}`);
 		for (const text of ['bob-excerpt', 'bob-note', 'bob-letter', 'bob-feedback']) assert.ok(!raw.includes(text), `the export has no ${text}`);
-		assert.ok(!raw.includes('hv1:'), 'no ciphertext: everything is decrypted');
+		assert.ok(!/hv[12]:/.test(raw), 'no ciphertext: everything is decrypted');
 	});
 });
 

@@ -246,7 +246,7 @@ describe('moderator alerts (opt-in)', () => {
 
 		const row = await event(outcome.eventId);
 		assert.equal(row.user_id, CAROL, 'kept for the deduplication');
-		assert.match(row.details, /^hv1:/, 'the excerpt is encrypted at rest');
+		assert.match(row.details, /^hv2:/, 'the excerpt is encrypted at rest');
 		assert.ok(!row.details.includes('kill'));
 		assert.ok(ENCRYPTION_KEY);
 		const message = s.fake.message(row.alert_message_id);
@@ -296,7 +296,7 @@ describe('moderator alerts (opt-in)', () => {
 		assert.ok(s.fake.requests.indexOf(resources) < s.fake.requests.indexOf(post!), 'resources before the alert');
 		const row = await event(outcome.eventId);
 		assert.equal(row.user_id, author);
-		assert.match(row.details, /^hv1:/);
+		assert.match(row.details, /^hv2:/);
 	});
 
 	test('Acknowledge and Resolved: only the support side may press; who and when are stored; first press wins', async () => {

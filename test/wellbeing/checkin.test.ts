@@ -66,7 +66,7 @@ describe('/checkin log and history', () => {
 			[user],
 		);
 		assert.equal(rows.length, 1);
-		assert.match(rows[0]!.note, /^hv1:/, 'ciphertext at rest');
+		assert.match(rows[0]!.note, /^hv2:/, 'ciphertext at rest');
 		assert.ok(!rows[0]!.note.includes('exam'));
 		assert.equal(rows[0]!.mood, 'anxious');
 		assert.equal(rows[0]!.guild_id, w.guildId);

@@ -41,7 +41,7 @@ describe('keep and let go', () => {
 		assert.match(callback.body.data.content, /Kept\. Your letter is stored encrypted/);
 		assert.match(callback.body.data.content, /You keep 1 letter/);
 		const [row] = await letters(user);
-		assert.match(row!.content, /^hv1:/);
+		assert.match(row!.content, /^hv2:/);
 		assert.ok(!row!.content.includes('Sunday'));
 		const read = await ghost(user, 'read');
 		assertPrivate(read.callback);

@@ -1,17 +1,17 @@
 import type { Command, OptionValues } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { fieldCipher } from '../../lib/db/encrypted-text.ts';
-import { rotateSalt, type RotateProgress } from '../../lib/operations/rotate-salt.ts';
+import { rotateSalt, type RotateProgress, type RotateReport } from '../../lib/operations/rotate-salt.ts';
 import { withDatabase } from '../context.ts';
 
-function positiveInteger(value: string): number {
+export function positiveInteger(value: string): number {
 	const parsed = Number(value);
 	if (!Number.isInteger(parsed) || parsed < 1 || parsed > 100_000) throw new InvalidArgumentError('must be a whole number from 1 to 100000');
 	return parsed;
 }
 
 /** A one-line bar on a terminal; plain lines (at most one a second per column) in logs and pipes. */
-function progressPrinter(): (progress: RotateProgress) => void {
+export function progressPrinter(): (progress: RotateProgress) => void {
 	let lastLine = 0;
 	return ({ table, column, scanned, total, rewritten, done }) => {
 		const label = `${table}.${column}: ${scanned}/${total} scanned, ${rewritten} re-encrypted`;
@@ -26,10 +26,30 @@ function progressPrinter(): (progress: RotateProgress) => void {
 	};
 }
 
+/** What a run did, then the failures (table, column and row, never a value); throws when any value does not decrypt. */
+export function printReport(report: RotateReport, keys: string): void {
+	if (report.resumedFrom) console.log(`Resumed an interrupted run at ${report.resumedFrom.table} after id ${report.resumedFrom.lastId}`);
+	for (const column of report.columns) {
+		const verb = report.dryRun ? `${column.stale} would be re-encrypted` : `${column.rewritten} re-encrypted`;
+		console.log(`${column.table}.${column.column}: ${column.scanned} scanned, ${verb}`);
+	}
+	const scanned = report.columns.reduce((sum, column) => sum + column.scanned, 0);
+	const rate = report.seconds > 0 ? Math.round(scanned / report.seconds) : scanned;
+	console.log(`${report.dryRun ? 'Dry run: nothing changed. ' : ''}${scanned} values in ${report.seconds.toFixed(1)} s (${rate}/s)`);
+	if (report.failures.length) {
+		for (const failure of report.failures.slice(0, 20))
+			console.error(`cannot decrypt ${failure.table}.${failure.column} id ${failure.id}: ${failure.reason}`);
+		throw new Error(`${report.failures.length} value(s) cannot be decrypted with the current ${keys}`);
+	}
+	if (!report.dryRun) console.log('Verified: every encrypted value decrypts with the current key and salts');
+}
+
 export default function register(program: Command): void {
 	program
 		.command('rotate-salt')
-		.description('re-encrypt every encrypted field under the first salt of ENCRYPTION_SALT_LIST (and encrypt values stored in the clear)')
+		.description(
+			're-encrypt every encrypted field under the first salt of ENCRYPTION_SALT_LIST, bound to its row (older formats and values stored in the clear included)',
+		)
 		.option('--dry-run', 'count what would be re-encrypted, change nothing')
 		.option('--batch-size <n>', 'rows per transaction', positiveInteger, 500)
 		.action(async (options: OptionValues) => {
@@ -39,23 +59,7 @@ export default function register(program: Command): void {
 					dryRun: Boolean(options.dryRun),
 					onProgress: progressPrinter(),
 				});
-				if (report.resumedFrom)
-					console.log(`Resumed an interrupted run at ${report.resumedFrom.table} after id ${report.resumedFrom.lastId}`);
-				for (const column of report.columns) {
-					const verb = report.dryRun ? `${column.stale} would be re-encrypted` : `${column.rewritten} re-encrypted`;
-					console.log(`${column.table}.${column.column}: ${column.scanned} scanned, ${verb}`);
-				}
-				const scanned = report.columns.reduce((sum, column) => sum + column.scanned, 0);
-				const rate = report.seconds > 0 ? Math.round(scanned / report.seconds) : scanned;
-				console.log(`${report.dryRun ? 'Dry run: nothing changed. ' : ''}${scanned} values in ${report.seconds.toFixed(1)} s (${rate}/s)`);
-				if (report.failures.length) {
-					for (const failure of report.failures.slice(0, 20))
-						console.error(`cannot decrypt ${failure.table}.${failure.column} id ${failure.id}: ${failure.reason}`);
-					throw new Error(
-						`${report.failures.length} value(s) cannot be decrypted with the current ENCRYPTION_KEY and ENCRYPTION_SALT_LIST`,
-					);
-				}
-				if (!report.dryRun) console.log('Verified: every encrypted value decrypts with the current key and salts');
+				printReport(report, 'ENCRYPTION_KEY and ENCRYPTION_SALT_LIST');
 			});
 		});
 }

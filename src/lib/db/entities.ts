@@ -2,7 +2,8 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { EncryptedText } from './encrypted-text.ts';
 
 /**
- * The data model. Sensitive free text goes through `EncryptedText` (one instance per property).
+ * The data model. Sensitive free text goes through `EncryptedText` (one instance per property, naming the owner
+ * column its values are bound to besides the table, column and primary key).
  * Discord IDs are snowflakes kept as text. Timestamps are `timestamptz`.
  */
 
@@ -71,7 +72,7 @@ export const MoodCheckIn = defineEntity({
 		guildId: snowflake().nullable(),
 		mood: p.string().length(32),
 		intensity: p.smallint(),
-		note: p.type(new EncryptedText()).nullable(),
+		note: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
 		createdAt: createdAt(),
 	},
 });
@@ -83,7 +84,7 @@ export const GhostLetter = defineEntity({
 	properties: {
 		id: p.integer().primary().autoincrement(),
 		userId: snowflake(),
-		content: p.type(new EncryptedText()),
+		content: p.type(new EncryptedText({ owner: 'userId' })),
 		createdAt: createdAt(),
 	},
 });
@@ -113,7 +114,7 @@ export const MemoryTurn = defineEntity({
 		userId: snowflake(),
 		channelId: snowflake(),
 		role: p.string().length(16),
-		content: p.type(new EncryptedText()),
+		content: p.type(new EncryptedText({ owner: 'userId' })),
 		createdAt: createdAt(),
 		expiresAt: p.datetime(),
 	},
@@ -131,7 +132,7 @@ export const CrisisEvent = defineEntity({
 		level: p.string().length(16),
 		categories: p.array().default([]),
 		trigger: p.string().length(16),
-		details: p.type(new EncryptedText()).nullable(),
+		details: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
 		alertMessageId: snowflake().nullable(),
 		acknowledgedBy: snowflake().nullable(),
 		acknowledgedAt: p.datetime().nullable(),
@@ -148,7 +149,7 @@ export const Feedback = defineEntity({
 	properties: {
 		id: p.integer().primary().autoincrement(),
 		userId: snowflake(),
-		message: p.type(new EncryptedText()),
+		message: p.type(new EncryptedText({ owner: 'userId' })),
 		source: p.string().length(16),
 		status: p.string().length(16).default('queued'),
 		consentPublic: p.boolean().default(false),

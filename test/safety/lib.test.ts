@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PermissionFlagsBits, PermissionsBitField } from 'discord.js';
 import { AiError, CAREFUL_ADDENDUM, fallbackFor, type Ai, type ChatTurn, type CompleteOptions } from '../../src/lib/ai/index.ts';
-import { aiIdentifierSalt, aiSafetyIdentifier, companionTurn, EMPTY_MENTION_REPLY, safetyIdentifier } from '../../src/lib/companion/companion.ts';
+import { aiSafetyIdentifier, companionTurn, EMPTY_MENTION_REPLY, safetyIdentifier } from '../../src/lib/companion/companion.ts';
 import { INTERNATIONAL, listCountries } from '../../src/lib/crisis/resources.ts';
 import { screen } from '../../src/lib/crisis/screen.ts';
 import { applyGuildSettingsPatch, DEFAULT_GUILD_SETTINGS, parseGuildSettings } from '../../src/lib/settings/guild-settings.ts';
@@ -359,34 +359,35 @@ describe('companion', () => {
 	}
 	const input = { userId: ID, channelId: ID, guildId: null, text: 'rough day' };
 
-	test('a sanitised AI reply; careful when asked; a hashed id, never the raw one', async () => {
+	const KEY = Buffer.alloc(32, 7);
+
+	test('a sanitised AI reply; careful when asked; a keyed id, never the raw one', async () => {
 		const ai = fakeAi(async () => 'Call 555-123-4567 or ping <@123456789012345678>');
-		const turn = await companionTurn({ ...input, careful: true }, { ai, identifierSalt: 'salt' });
+		const turn = await companionTurn({ ...input, careful: true }, { ai, identifierKey: KEY });
 		assert.equal(turn.fromAi, true);
 		assert.ok(!turn.reply.includes('555') && !turn.reply.includes('<@'));
 		assert.equal(ai.calls[0]!.careful, true);
-		assert.equal(ai.calls[0]!.user, safetyIdentifier(ID, 'salt'));
+		assert.equal(ai.calls[0]!.user, safetyIdentifier(ID, KEY));
 		assert.ok(!ai.calls[0]!.user!.includes(ID));
 		assert.ok(CAREFUL_ADDENDUM.length > 0);
 	});
 
-	test('the AI sees one identifier per person, salted with the current encryption salt (or a fixed one without salts)', () => {
-		const rotated = { encryption: { key: undefined, salts: ['new', 'old'] } };
-		assert.equal(aiIdentifierSalt(rotated), 'new');
-		assert.equal(aiIdentifierSalt({ encryption: { key: undefined, salts: [] } }), 'haven');
-		assert.equal(aiSafetyIdentifier(ID, rotated), safetyIdentifier(ID, 'new'));
-		assert.notEqual(aiSafetyIdentifier(ID, rotated), aiSafetyIdentifier(ID, { encryption: { key: undefined, salts: ['old'] } }));
-		assert.ok(!aiSafetyIdentifier(ID, rotated).includes(ID));
+	test('the AI sees one identifier per person and installation key', () => {
+		assert.equal(aiSafetyIdentifier(ID, KEY), safetyIdentifier(ID, KEY));
+		assert.equal(aiSafetyIdentifier(ID, KEY), aiSafetyIdentifier(ID, Buffer.alloc(32, 7)));
+		assert.notEqual(aiSafetyIdentifier(ID, KEY), aiSafetyIdentifier('223456789012345678', KEY));
+		assert.notEqual(aiSafetyIdentifier(ID, KEY), aiSafetyIdentifier(ID, Buffer.alloc(32, 8)));
+		assert.match(aiSafetyIdentifier(ID, KEY), /^[0-9a-f]{32}$/);
 	});
 
 	test('AI failures give the fixed fallbacks; an empty mention gets a hint without asking the AI', async () => {
 		for (const kind of ['not_configured', 'timeout', 'rate_limited', 'failed'] as const) {
-			const turn = await companionTurn(input, { ai: fakeAi(async () => Promise.reject(new AiError(kind))), identifierSalt: 's' });
+			const turn = await companionTurn(input, { ai: fakeAi(async () => Promise.reject(new AiError(kind))), identifierKey: KEY });
 			assert.deepEqual(turn, { reply: fallbackFor(kind), fromAi: false });
 		}
 		const ai = fakeAi(async () => 'hi');
-		assert.deepEqual(await companionTurn({ ...input, text: '   ' }, { ai, identifierSalt: 's' }), { reply: EMPTY_MENTION_REPLY, fromAi: false });
+		assert.deepEqual(await companionTurn({ ...input, text: '   ' }, { ai, identifierKey: KEY }), { reply: EMPTY_MENTION_REPLY, fromAi: false });
 		assert.equal(ai.calls.length, 0);
-		await assert.rejects(companionTurn(input, { ai: fakeAi(async () => Promise.reject(new TypeError('bug'))), identifierSalt: 's' }), TypeError);
+		await assert.rejects(companionTurn(input, { ai: fakeAi(async () => Promise.reject(new TypeError('bug'))), identifierKey: KEY }), TypeError);
 	});
 });

@@ -43,11 +43,11 @@ export class ComplimentCommand extends HavenCommand {
 				: member instanceof GuildMember
 					? member.displayName
 					: ((member as { nick?: string | null } | null)?.nick ?? target.displayName);
-		const { ai, config } = this.container;
+		const { ai, aiIdentifierKey } = this.container;
 		await answerSoon(
 			interaction,
 			async () =>
-				renderCompliment(await compliment(ai, aiSafetyIdentifier(interaction.user.id, config)), {
+				renderCompliment(await compliment(ai, aiSafetyIdentifier(interaction.user.id, aiIdentifierKey)), {
 					targetName,
 					fromName: self,
 				}),

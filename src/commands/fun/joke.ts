@@ -22,7 +22,9 @@ export class JokeCommand extends HavenCommand {
 
 	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
 		if (!(await featureOn(interaction.guildId, 'games'))) return send(interaction, { content: FEATURE_OFF.games });
-		const { ai, config } = this.container;
-		await answerSoon(interaction, async () => renderJoke(await joke(ai, aiSafetyIdentifier(interaction.user.id, config))), { ephemeral: false });
+		const { ai, aiIdentifierKey } = this.container;
+		await answerSoon(interaction, async () => renderJoke(await joke(ai, aiSafetyIdentifier(interaction.user.id, aiIdentifierKey))), {
+			ephemeral: false,
+		});
 	}
 }

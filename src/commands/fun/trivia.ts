@@ -37,11 +37,11 @@ export class TriviaCommand extends HavenCommand {
 		const category: TriviaCategory = (TRIVIA_CATEGORIES as readonly string[]).includes(chosen ?? '')
 			? (chosen as TriviaCategory)
 			: pick(TRIVIA_CATEGORIES);
-		const { ai, config } = this.container;
+		const { ai, aiIdentifierKey } = this.container;
 		await answerSoon(
 			interaction,
 			async () => {
-				const question = await triviaQuestion(ai, category, aiSafetyIdentifier(interaction.user.id, config));
+				const question = await triviaQuestion(ai, category, aiSafetyIdentifier(interaction.user.id, aiIdentifierKey));
 				const roundId = await createRound(this.em(), {
 					kind: 'trivia',
 					guildId: interaction.guildId,

@@ -22,11 +22,11 @@ export class WouldYouRatherCommand extends HavenCommand {
 
 	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
 		if (!(await featureOn(interaction.guildId, 'games'))) return send(interaction, { content: FEATURE_OFF.games });
-		const { ai, config } = this.container;
+		const { ai, aiIdentifierKey } = this.container;
 		await answerSoon(
 			interaction,
 			async () => {
-				const question = await wyrQuestion(ai, aiSafetyIdentifier(interaction.user.id, config));
+				const question = await wyrQuestion(ai, aiSafetyIdentifier(interaction.user.id, aiIdentifierKey));
 				const roundId = await createRound(this.em(), {
 					kind: 'wyr',
 					guildId: interaction.guildId,

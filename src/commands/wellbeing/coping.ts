@@ -51,7 +51,7 @@ export class CopingCommand extends HavenCommand {
 		const screened = await screenPrivately(feeling, { userId: interaction.user.id, guildId: interaction.guildId }, deps);
 		if (screened) await send(interaction, { content: screened.resources });
 		const shownPublicly = !screened && interaction.options.getBoolean('public') === true;
-		const { config, ai } = this.container;
+		const { aiIdentifierKey, ai } = this.container;
 		await answerSoon(
 			interaction,
 			async () => {
@@ -60,7 +60,7 @@ export class CopingCommand extends HavenCommand {
 					feeling,
 					shownPublicly,
 					careful: screened !== null,
-					user: aiSafetyIdentifier(interaction.user.id, config),
+					user: aiSafetyIdentifier(interaction.user.id, aiIdentifierKey),
 				});
 				return renderCoping(kind, exercise);
 			},

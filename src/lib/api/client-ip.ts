@@ -8,6 +8,18 @@ export function normalizeIp(address: string): string {
 	return mapped ? mapped[1]! : trimmed.toLowerCase();
 }
 
+/**
+ * One `X-Forwarded-For` entry as an address: proxies may add the client's port, `10.9.9.9:443` or
+ * `[2001:db8::1]:443` (IPv6 in brackets, with or without a port), which is dropped. A bare IPv6 address is kept whole.
+ */
+export function forwardedAddress(entry: string): string {
+	const trimmed = entry.trim();
+	const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(trimmed);
+	if (bracketed) return normalizeIp(bracketed[1]!);
+	const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(trimmed);
+	return normalizeIp(v4WithPort ? v4WithPort[1]! : trimmed);
+}
+
 /** Matches addresses against TRUST_PROXY's list (single addresses or CIDR ranges, IPv4 or IPv6). */
 export function trustedProxies(addresses: readonly string[]): (address: string) => boolean {
 	const list = new BlockList();
@@ -35,13 +47,14 @@ export function proxyTrust(config: TrustProxy): ProxyTrust {
  * The client's address. Without TRUST_PROXY it is the socket's peer, whatever `X-Forwarded-For` says. With
  * `{ hops: n }` it is the address the n-th proxy from us saw (n entries from the right of the chain
  * `X-Forwarded-For..., socket`); with a list it is the right-most address of that chain that is not a trusted proxy.
- * Entries the client wrote itself sit left of those and are never reached. An entry that is not an IP address stops
- * the walk at the last proxy before it (so garbage never becomes a rate-limit key).
+ * Entries the client wrote itself sit left of those and are never reached. Entries may carry a port
+ * (`forwardedAddress`). An entry that is not an IP address stops the walk at the last proxy before it (so garbage
+ * never becomes a rate-limit key).
  */
 export function clientIp(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, trust: ProxyTrust): string {
 	const peer = normalizeIp(socketAddress ?? '');
 	if (!trust || forwardedFor === undefined) return peer;
-	const forwarded = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map(normalizeIp).filter(Boolean);
+	const forwarded = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map(forwardedAddress).filter(Boolean);
 	const chain = [...forwarded, peer];
 	let index = chain.length - 1;
 	if ('hops' in trust) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE, isDatabaseUnavailable, outageReporter } from '../db/outage.ts';
+import { bodyStillArriving } from './server-limits.ts';
 
 /** An error whose message is safe to show the client, with its HTTP status. */
 export class HttpError extends Error {
@@ -14,7 +15,10 @@ export class HttpError extends Error {
 	}
 }
 
-/** Writes `{ "error": message }` with the status; error responses are never cached. */
+/**
+ * Writes `{ "error": message }` with the status; error responses are never cached. An error answered before the
+ * request body has arrived whole also closes the connection, so the rest of the body is never waited for.
+ */
 export function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
 	if (response.writableEnded) return;
 	if (response.headersSent) {
@@ -24,6 +28,7 @@ export function sendError(response: ServerResponse, status: number, message: str
 	const body = JSON.stringify({ error: message });
 	response.writeHead(status, {
 		...headers,
+		...(bodyStillArriving(response.req) ? { Connection: 'close' } : {}),
 		'Content-Type': 'application/json; charset=utf-8',
 		'Content-Length': Buffer.byteLength(body),
 		'Cache-Control': 'no-store',
@@ -36,8 +41,9 @@ const noteOutage = outageReporter();
 /**
  * The one funnel for route and middleware failures: an HttpError answers with its own status and message; the
  * database being unreachable (or restarting, or overloaded) is a 503 with Retry-After, logged at most every few
- * seconds; anything else is logged with an id (never the request body) and answered with a generic 500 that carries
- * the same id.
+ * seconds; anything else is answered with a generic 500 that carries an error id, and logged with that id, the
+ * error's class and its code (`failureLogLine`). Never its message: a message can quote the request, a query's
+ * parameters or a value from the database.
  */
 export function sendFailure(response: ServerResponse, error: unknown, log: (message: string) => void): void {
 	if (error instanceof HttpError) {
@@ -50,8 +56,16 @@ export function sendFailure(response: ServerResponse, error: unknown, log: (mess
 		return;
 	}
 	const id = randomUUID();
-	const name = error instanceof Error ? error.name : typeof error;
-	const message = error instanceof Error ? error.message.split('\n')[0] : '';
-	log(`Request failed (error id ${id}): ${name}: ${message}`);
+	log(failureLogLine(id, error));
 	sendError(response, 500, `Internal server error (error id ${id})`);
+}
+
+const PLAIN = /^[\w$.:-]{1,64}$/;
+
+/** `Request failed (error id <id>): <class>[ (code <code>)]`; a class or code that is not a plain word is left out. */
+export function failureLogLine(id: string, error: unknown): string {
+	const name = error instanceof Error ? error.name : typeof error;
+	const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+	const codeText = (typeof code === 'string' || typeof code === 'number') && PLAIN.test(String(code)) ? ` (code ${code})` : '';
+	return `Request failed (error id ${id}): ${PLAIN.test(name) ? name : 'Error'}${codeText}`;
 }

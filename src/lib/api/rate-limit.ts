@@ -4,7 +4,16 @@
  * (So a client can send at most 2 x limit requests across a window boundary, and never more than that in any
  * `windowMs` span.) Expired windows are swept lazily, at most once a window length, during normal calls: nothing
  * keeps the process alive and nothing needs stopping (an interval timer would hold the process open at shutdown).
+ *
+ * The table is bounded (`maxKeys`, 50,000 windows by default, a few MB): behind TRUST_PROXY a client can name a new
+ * address in `X-Forwarded-For` with every request. When it is full, a new address first makes room by a sweep (at most
+ * once a second); failing that, it shares one overflow window with every other address that did not fit, until
+ * windows end and free room. So a flood of made-up addresses costs bounded memory and gets one limit between them.
  */
+
+export const DEFAULT_MAX_KEYS = 50_000;
+const OVERFLOW_KEY = '\0overflow';
+const FULL_SWEEP_EVERY_MS = 1_000;
 
 export interface RateDecision {
 	allowed: boolean;
@@ -24,12 +33,15 @@ export class FixedWindowLimiter {
 	readonly windowMs: number;
 	readonly #windows = new Map<string, Window>();
 	readonly #now: () => number;
+	readonly #maxKeys: number;
 	#nextSweep: number;
+	#nextFullSweep = 0;
 
-	constructor(limit: number, windowMs: number, now: () => number = Date.now) {
+	constructor(limit: number, windowMs: number, now: () => number = Date.now, maxKeys = DEFAULT_MAX_KEYS) {
 		this.limit = limit;
 		this.windowMs = windowMs;
 		this.#now = now;
+		this.#maxKeys = maxKeys;
 		this.#nextSweep = now() + windowMs;
 	}
 
@@ -37,6 +49,13 @@ export class FixedWindowLimiter {
 	take(key: string): RateDecision {
 		const now = this.#now();
 		if (now >= this.#nextSweep) this.sweep(now);
+		if (!this.#windows.has(key) && this.#windows.size >= this.#maxKeys) {
+			if (now >= this.#nextFullSweep) {
+				this.#nextFullSweep = now + FULL_SWEEP_EVERY_MS;
+				this.sweep(now);
+			}
+			if (this.#windows.size >= this.#maxKeys) key = OVERFLOW_KEY;
+		}
 		let window = this.#windows.get(key);
 		if (!window || now >= window.endsAt) {
 			window = { count: 0, endsAt: now + this.windowMs };

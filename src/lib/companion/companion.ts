@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
 import { AiError, fallbackFor, FALLBACK_REPLY, sanitizeReply, type Ai, type ChatTurn } from '../ai/index.ts';
 import type { Config } from '../core/config.ts';
@@ -33,8 +33,8 @@ export interface CompanionTurn {
 
 export interface CompanionDeps {
 	ai: Ai;
-	/** Makes the provider's safety identifier: never the raw Discord id. */
-	identifierSalt: string;
+	/** Keys the provider's safety identifier (`aiIdentifierKey`): never the raw Discord id. */
+	identifierKey: Buffer;
 	timeoutMs?: number;
 	/** Conversation memory (src/lib/companion/memory.ts); absent: every message stands alone. */
 	memory?: { em: () => EntityManager };
@@ -53,23 +53,48 @@ const answering = new Set<string>();
 /** Shown for a message with no text (a bare "@Haven", an image alone). */
 export const EMPTY_MENTION_REPLY = "Hi, I'm Haven. Write me a few words about what's on your mind and I'll listen. `/help` lists what I can do.";
 
-/** A stable, non-reversible id for the AI provider's abuse tracking. */
-export function safetyIdentifier(userId: string, salt: string): string {
-	return createHash('sha256').update(`haven-user:${salt}:${userId}`).digest('hex').slice(0, 32);
+/**
+ * A stable id for the AI provider's abuse tracking: an HMAC of the Discord id under this installation's secret key
+ * (`aiIdentifierKey`). Without the key, nobody (the provider included) can tell which Discord user it stands for or
+ * match it with the identifiers of another Haven: a plain hash of a public salt and a Discord id could be reversed by
+ * hashing every known id.
+ */
+export function safetyIdentifier(userId: string, key: Buffer): string {
+	return createHmac('sha256', key).update(`haven-user:${userId}`).digest('hex').slice(0, 32);
 }
 
-/** The salt of every safety identifier: the current encryption salt (the first of ENCRYPTION_SALT_LIST), else 'haven'. */
-export function aiIdentifierSalt(config: Pick<Config, 'encryption'>): string {
-	return config.encryption.salts[0] ?? 'haven';
+/** The `app_state` row that keeps the random identifier key of an installation without ENCRYPTION_KEY. */
+export const AI_IDENTIFIER_STATE_KEY = 'ai_identifier_key';
+const AI_IDENTIFIER_LABEL = 'haven ai safety identifier v1';
+
+/**
+ * The key of every safety identifier, read once at startup: derived from ENCRYPTION_KEY with HKDF-SHA256 under its
+ * own label (so it is never the key that encrypts fields), or, without ENCRYPTION_KEY, 32 random bytes made at the
+ * first start and kept in `app_state`. Either way it survives restarts, and salt rotation does not change it.
+ */
+export async function loadAiIdentifierKey(config: Pick<Config, 'encryption'>, orm: MikroORM): Promise<Buffer> {
+	const { key } = config.encryption;
+	if (key) return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), AI_IDENTIFIER_LABEL, 32));
+	const connection = orm.em.getConnection();
+	const fresh = { key: randomBytes(32).toString('base64') };
+	// First start wins: a second instance starting at the same moment reads the row the first one wrote.
+	await connection.execute(`insert into app_state (key, value, updated_at) values (?, ?, now()) on conflict (key) do nothing`, [
+		AI_IDENTIFIER_STATE_KEY,
+		JSON.stringify(fresh),
+	]);
+	const [row] = await connection.execute<{ value: { key?: unknown } }[]>(`select value from app_state where key = ?`, [AI_IDENTIFIER_STATE_KEY]);
+	const stored = typeof row?.value.key === 'string' ? Buffer.from(row.value.key, 'base64') : undefined;
+	if (stored?.length !== 32) throw new Error(`app_state ${AI_IDENTIFIER_STATE_KEY} is not a 32-byte key; delete the row to make a new one`);
+	return stored;
 }
 
-/** The safety identifier of a Discord user, salted as configured: what every AI call passes as `user`. */
-export function aiSafetyIdentifier(userId: string, config: Pick<Config, 'encryption'>): string {
-	return safetyIdentifier(userId, aiIdentifierSalt(config));
+/** The safety identifier of a Discord user: what every AI call passes as `user`. */
+export function aiSafetyIdentifier(userId: string, key: Buffer = container.aiIdentifierKey): string {
+	return safetyIdentifier(userId, key);
 }
 
 function containerDeps(): CompanionDeps {
-	return { ai: container.ai, identifierSalt: aiIdentifierSalt(container.config), memory: { em: () => container.db.orm.em.fork() } };
+	return { ai: container.ai, identifierKey: container.aiIdentifierKey, memory: { em: () => container.db.orm.em.fork() } };
 }
 
 /** Memory must never cost the person their reply: a database failure means no history, not no answer. */
@@ -102,7 +127,7 @@ export async function companionTurn(input: CompanionInput, deps: CompanionDeps =
 		const raw = await deps.ai.complete(turns, {
 			system: input.guildId ? MENTION_CONTEXT : DM_CONTEXT,
 			careful: input.careful === true,
-			user: safetyIdentifier(input.userId, deps.identifierSalt),
+			user: safetyIdentifier(input.userId, deps.identifierKey),
 			timeoutMs: deps.timeoutMs,
 			maxTokens: 400,
 		});

@@ -15,6 +15,13 @@ export const DEFAULT_DISCORD_API_URL = 'https://discord.com/api';
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
 const SNOWFLAKE = /^\d{17,20}$/;
+/** Bearer tokens shorter than this are warned about, and refused in production. */
+export const MIN_TOKEN_LENGTH = 32;
+/** HTTP server defaults: a client that trickles headers or a body is cut off within 30 s. */
+export const DEFAULT_HTTP_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_HTTP_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const DEFAULT_HTTP_MAX_CONNECTIONS = 1_024;
 const OFF_VALUES = new Set(['', '0', 'false', 'no', 'off']);
 
 export type TrustProxy = false | { hops: number } | { addresses: string[] };
@@ -56,7 +63,7 @@ const integer = (name: string, fallback: number, min: number, max: number) =>
 		return parsed;
 	});
 
-const schema = z.object({
+const fields = z.object({
 	NODE_ENV: optionalText,
 	TOKEN: optionalText,
 	CLIENT_ID: snowflake('CLIENT_ID'),
@@ -117,6 +124,11 @@ const schema = z.object({
 		return z.NEVER;
 	}),
 	CORS_ORIGIN: optionalText,
+	// The HTTP server's limits against slow and numerous clients (src/lib/api/server-limits.ts).
+	HTTP_HEADERS_TIMEOUT_MS: integer('HTTP_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_HEADERS_TIMEOUT_MS, 100, 120_000),
+	HTTP_REQUEST_TIMEOUT_MS: integer('HTTP_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_REQUEST_TIMEOUT_MS, 100, 120_000),
+	HTTP_KEEP_ALIVE_TIMEOUT_MS: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_KEEP_ALIVE_TIMEOUT_MS, 100, 120_000),
+	HTTP_MAX_CONNECTIONS: integer('HTTP_MAX_CONNECTIONS', DEFAULT_HTTP_MAX_CONNECTIONS, 1, 1_000_000),
 	RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 60, 1, 100_000_000),
 	RATE_LIMIT_CHAT_PER_MINUTE: integer('RATE_LIMIT_CHAT_PER_MINUTE', 20, 1, 1_000_000),
 	RATE_LIMIT_FEEDBACK_PER_MINUTE: integer('RATE_LIMIT_FEEDBACK_PER_MINUTE', 5, 1, 1_000_000),
@@ -157,6 +169,20 @@ const schema = z.object({
 	PURGE_INTERVAL_MS: integer('PURGE_INTERVAL_MS', 3_600_000, 0, 604_800_000),
 });
 
+const schema = fields.superRefine((env, ctx) => {
+	// A short bearer token can be guessed; production refuses to start with one (other modes warn: configWarnings).
+	if (env.NODE_ENV !== 'production') return;
+	for (const name of ['API_TOKEN', 'METRICS_TOKEN'] as const) {
+		const value = env[name];
+		if (value !== undefined && value.length < MIN_TOKEN_LENGTH) {
+			ctx.addIssue({
+				code: 'custom',
+				message: `${name} must be at least ${MIN_TOKEN_LENGTH} characters in production (openssl rand -hex 32)`,
+			});
+		}
+	}
+});
+
 function isHttpUrl(value: string): boolean {
 	try {
 		const { protocol } = new URL(value);
@@ -173,7 +199,17 @@ function repoFromSourceUrl(sourceUrl: string): string | undefined {
 	return match ? `${match[1]}/${match[2]}` : undefined;
 }
 
-function build(env: z.output<typeof schema>) {
+/**
+ * A key given as 32 characters of text rather than hex or base64 is likely a passphrase: far fewer than 256 bits of
+ * chance (same shapes as parseEncryptionKey accepts).
+ */
+function isPassphraseKey(raw: string | undefined): boolean {
+	const value = raw?.trim();
+	if (!value || /^[0-9a-fA-F]{64}$/.test(value)) return false;
+	return !(/^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32);
+}
+
+function build(env: z.output<typeof schema>, raw: Record<string, string | undefined> = {}) {
 	const websiteUrl = trimSlash(env.WEBSITE_URL ?? DEFAULT_WEBSITE_URL);
 	const sourceUrl = trimSlash(env.SOURCE_URL ?? DEFAULT_SOURCE_URL);
 	const discordEnabled = Boolean(env.TOKEN && env.CLIENT_ID);
@@ -194,7 +230,12 @@ function build(env: z.output<typeof schema>) {
 			dataDir: resolve(env.DATA_DIR ?? 'data'),
 			migrateOnly: env.SERVICE_MIGRATE_ONLY,
 		},
-		encryption: { key: env.ENCRYPTION_KEY, salts: env.ENCRYPTION_SALT_LIST },
+		encryption: {
+			key: env.ENCRYPTION_KEY,
+			salts: env.ENCRYPTION_SALT_LIST,
+			/** The key was given as a 32-character string rather than hex or base64 (warned about). */
+			passphrase: env.ENCRYPTION_KEY !== undefined && isPassphraseKey(raw.ENCRYPTION_KEY),
+		},
 		openai: {
 			apiKey: env.OPENAI_API_KEY,
 			baseURL: env.OPENAI_BASE_URL,
@@ -215,6 +256,13 @@ function build(env: z.output<typeof schema>) {
 				feedbackPerMinute: env.RATE_LIMIT_FEEDBACK_PER_MINUTE,
 			},
 			statsCacheMs: env.STATS_CACHE_MS,
+			/** Node's HTTP server limits (src/lib/api/server-limits.ts); headers never get longer than the whole request. */
+			http: {
+				headersTimeoutMs: Math.min(env.HTTP_HEADERS_TIMEOUT_MS, env.HTTP_REQUEST_TIMEOUT_MS),
+				requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+				keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+				maxConnections: env.HTTP_MAX_CONNECTIONS,
+			},
 		},
 		logLevel: env.LOG_LEVEL ?? 'info',
 		urls: {
@@ -265,7 +313,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 	if (!result.success) {
 		throw new ConfigError(result.error.issues.map((issue) => issue.message));
 	}
-	return build(result.data);
+	return build(result.data, env);
 }
 
 export function loadConfig(): Config {
@@ -281,6 +329,19 @@ export function configWarnings(config: Config): string[] {
 				? 'ENCRYPTION_KEY is not set in production: sensitive fields are stored in plain text. Set a 32-byte key and run `haven rotate-salt`.'
 				: 'ENCRYPTION_KEY is not set: sensitive fields are stored in plain text (development only).',
 		);
+	}
+	if (config.encryption.passphrase) {
+		warnings.push(
+			'ENCRYPTION_KEY looks like a 32-character passphrase, not 32 random bytes: use `openssl rand -hex 32` (then `haven rotate-salt` with the old key kept readable).',
+		);
+	}
+	for (const [name, value] of [
+		['API_TOKEN', config.api.token],
+		['METRICS_TOKEN', config.api.metricsToken],
+	] as const) {
+		if (value !== undefined && value.length < MIN_TOKEN_LENGTH) {
+			warnings.push(`${name} is shorter than ${MIN_TOKEN_LENGTH} characters: use a random one (openssl rand -hex 32). Production refuses it.`);
+		}
 	}
 	if (!config.discord.enabled) warnings.push('TOKEN or CLIENT_ID is not set: running the HTTP API only, without the Discord bot.');
 	if (!config.openai.apiKey) warnings.push('OPENAI_API_KEY is not set: AI features use fixed responses and POST /v1/chat answers 503.');

@@ -13,6 +13,8 @@ declare module '@sapphire/pieces' {
 		startedAt: Date;
 		version: string;
 		ai: Ai;
+		/** Keys the AI safety identifiers (src/lib/companion/companion.ts, `loadAiIdentifierKey`); set at startup. */
+		aiIdentifierKey: Buffer;
 		stats: StatsSource;
 		shards: ShardTracker;
 		/** The Discord bot's services; undefined in API-only mode. */

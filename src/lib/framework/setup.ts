@@ -8,6 +8,7 @@ import '../core/container.ts';
 import type { Config } from '../core/config.ts';
 import { ApiMiddleware } from '../api/middleware.ts';
 import { ApiRoute } from '../api/route.ts';
+import { httpServerOptions } from '../api/server-limits.ts';
 import { HttpRequest } from './http-request.ts';
 
 /**
@@ -21,7 +22,8 @@ import { HttpRequest } from './http-request.ts';
  * and its registration status listeners are not loaded (src/listeners/commands is the one error funnel;
  * src/lib/discord/deploy.ts registers commands), nor message commands (Haven has slash commands only). plugin-api
  * does not listen at login (startHaven serves HTTP before the gateway connects) and its server builds Haven's lean
- * request class and node's own response (see http-request.ts).
+ * request class and node's own response (see http-request.ts), with Haven's timeouts against slow clients
+ * (src/lib/api/server-limits.ts).
  */
 export function sapphireOptions(config: Config, baseUserDirectory: string): Partial<ClientOptions> {
 	return {
@@ -34,7 +36,7 @@ export function sapphireOptions(config: Config, baseUserDirectory: string): Part
 			origin: config.api.corsOrigin,
 			automaticallyConnect: false,
 			listenOptions: { port: config.api.port, host: config.api.host },
-			server: { IncomingMessage: HttpRequest, ServerResponse },
+			server: { IncomingMessage: HttpRequest, ServerResponse, ...httpServerOptions(config.api.http) },
 		},
 	};
 }

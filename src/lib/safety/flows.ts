@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
 import { Routes, type APIMessage } from 'discord.js';
 import type { Ai } from '../ai/index.ts';
-import { aiIdentifierSalt, companionTurn, recordConversation, type CompanionDeps } from '../companion/companion.ts';
+import { companionTurn, recordConversation, type CompanionDeps } from '../companion/companion.ts';
 import { renderCrisisReply } from '../crisis/resources.ts';
 import { mergeModeration, screen, type Assessment, type ModerationScores } from '../crisis/screen.ts';
 import { describeError } from '../discord/interaction-errors.ts';
@@ -66,11 +66,11 @@ export interface SafetyDeps {
 export const safetyOutcomes = new EventEmitter<{ message: [MessageOutcome]; command: [CommandOutcome]; checkIn: [CheckInOutcome] }>();
 
 export function containerSafetyDeps(): SafetyDeps {
-	const { client, config, db, ai, logger } = container;
+	const { client, db, ai, logger, aiIdentifierKey } = container;
 	return {
 		em: () => db.orm.em.fork(),
 		ai,
-		companion: { ai, identifierSalt: aiIdentifierSalt(config), memory: { em: () => db.orm.em.fork() } },
+		companion: { ai, identifierKey: aiIdentifierKey, memory: { em: () => db.orm.em.fork() } },
 		post: async (channelId, body) => (await client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage,
 		log: logger,
 		now: () => new Date(),

@@ -11,7 +11,7 @@ import { requireExportedDefinitions } from './lib/discord/command.ts';
 import { migrate, openDatabase, type Database } from './lib/db/index.ts';
 import { fieldCipher, onUnreadable } from './lib/db/encrypted-text.ts';
 import { checkEncryptionKey } from './lib/db/key-check.ts';
-import { logLevel } from './lib/core/logger.ts';
+import { createLogger } from './lib/core/logger.ts';
 import { Metrics } from './lib/operations/metrics.ts';
 import {
 	acceptTypeScriptPieces,
@@ -47,7 +47,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 	const client = new SapphireClient({
 		...discordClientOptions(config),
 		...sapphireOptions(config, PIECES),
-		logger: { level: logLevel(config.logLevel) },
+		logger: { instance: createLogger(config.logLevel, config.logFormat) },
 	});
 	const log = container.logger;
 	limitConnections(client.server.server, config.api.http);

@@ -136,6 +136,8 @@ const fields = z.object({
 	LOG_LEVEL: optionalText.pipe(
 		z.enum(['debug', 'info', 'warn', 'error'], { message: 'LOG_LEVEL must be one of debug, info, warn, error' }).optional(),
 	),
+	// pretty: coloured lines for a terminal; json: one JSON object per line for a log collector (src/lib/core/logger.ts).
+	LOG_FORMAT: optionalText.pipe(z.enum(['pretty', 'json'], { message: 'LOG_FORMAT must be pretty or json' }).optional()),
 	LOG_CHANNEL_ID: snowflake('LOG_CHANNEL_ID'),
 	WEBSITE_URL: url('WEBSITE_URL'),
 	DOCS_URL: url('DOCS_URL'),
@@ -265,6 +267,7 @@ function build(env: z.output<typeof schema>, raw: Record<string, string | undefi
 			},
 		},
 		logLevel: env.LOG_LEVEL ?? 'info',
+		logFormat: env.LOG_FORMAT ?? 'pretty',
 		urls: {
 			website: websiteUrl,
 			docs: env.DOCS_URL ?? `${websiteUrl}/docs`,

@@ -1,7 +1,9 @@
-import { container, Listener } from '@sapphire/framework';
+import { performance } from 'node:perf_hooks';
+import { container, Listener, LogLevel } from '@sapphire/framework';
 import { sendError } from '../../lib/api/http-error.ts';
 import { dispatchRequest } from '../../lib/framework/http-dispatch.ts';
 import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
+import { methodLabel, routeLabel } from '../../lib/operations/metrics.ts';
 
 /**
  * Replaces plugin-api's request listener (a piece of the same name): it listens to Node's server itself rather than
@@ -14,8 +16,13 @@ export class PluginServerRequest extends Listener {
 	}
 
 	run(request: HttpRequest, response: HttpResponse) {
-		const { server, metrics } = this.container;
+		const { server, metrics, logger } = this.container;
 		metrics.observeHttp(request, response);
+		// The access log (LOG_LEVEL=debug): one line when the response ends; nothing is attached at other levels.
+		if (logger.has(LogLevel.Debug)) {
+			request.receivedAt ??= performance.now();
+			response.once('close', logAccess);
+		}
 		// Shutting down (the listening socket is closed): a new request on a kept-alive connection is refused, and the
 		// connection closed, while the requests already in flight finish (src/index.ts, shutdown).
 		if (!server.server.listening) {
@@ -24,4 +31,16 @@ export class PluginServerRequest extends Listener {
 		}
 		return dispatchRequest(request, response);
 	}
+}
+
+/**
+ * `HTTP GET /v1/stats 200 1.8 ms`: the method, the route template (the same labels as the metrics: never the raw
+ * URL, so no query string, path parameter or body), the status (`aborted` when the client left first) and the time
+ * to the response's end. One function for every response (`this` is the response), not a closure per request.
+ */
+function logAccess(this: HttpResponse & { req: HttpRequest }): void {
+	const request = this.req;
+	const status = this.writableFinished ? String(this.statusCode) : 'aborted';
+	const ms = performance.now() - (request.receivedAt ?? performance.now());
+	container.logger.debug(`HTTP ${methodLabel(request.method)} ${routeLabel(request)} ${status} ${ms.toFixed(1)} ms`);
 }

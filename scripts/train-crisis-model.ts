@@ -21,11 +21,10 @@ import {
 	MODEL_PATH,
 	ruleFeatures,
 	sigmoid,
-	wordsOf,
 	type CrisisModel,
 	type Head,
 } from '../src/lib/crisis/model.ts';
-import { screenRules } from '../src/lib/crisis/screen.ts';
+import { modelInput } from '../src/lib/crisis/screen.ts';
 
 const BITS = 18;
 const WINDOW = 2;
@@ -66,10 +65,10 @@ function mulberry32(seed: number): () => number {
 
 function prepare(entries: CorpusEntry[]): Example[] {
 	return entries.map((entry) => {
-		const rules = screenRules(entry.text);
+		const { rules, words } = modelInput(entry.text);
 		return {
 			entry,
-			sets: featureSets(wordsOf(entry.text), ruleFeatures(rules), BITS, WINDOW),
+			sets: featureSets(words, ruleFeatures(rules), BITS, WINDOW),
 			risk: entry.expected !== 'none',
 			high: entry.expected === 'high' || entry.expected === 'imminent',
 			third: isThirdParty(entry),

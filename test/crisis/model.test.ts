@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { corpusFiles, heldOutFiles, kindReport, loadCorpusFiles } from '../../src/lib/crisis/eval.ts';
-import { decodeModel, encodeModel, featureSets, HEADS, loadModel, ruleFeatures, scoreSets, scoreWords, wordsOf } from '../../src/lib/crisis/model.ts';
-import { screen, screenRules, withModel } from '../../src/lib/crisis/screen.ts';
+import { decodeModel, encodeModel, featureSets, HEADS, loadModel, ruleFeatures, scoreSets, scoreWords } from '../../src/lib/crisis/model.ts';
+import { modelInput, screen, screenRules, withModel } from '../../src/lib/crisis/screen.ts';
 import { levelRank } from '../../src/lib/crisis/types.ts';
 
 const model = loadModel();
@@ -24,8 +24,9 @@ describe('crisis model', () => {
 	test('the fast scorer gives exactly the scores of the per-window feature sets it stands for', () => {
 		const entries = loadCorpusFiles(corpusFiles({ heldOutToo: true })).filter((_, i) => i % 7 === 0);
 		for (const { text } of entries) {
-			const rules = ruleFeatures(screenRules(text));
-			const words = wordsOf(text);
+			const input = modelInput(text);
+			const rules = ruleFeatures(input.rules);
+			const words = input.words;
 			const slow = scoreSets(model, featureSets(words, rules, model.bits, model.window));
 			const fast = scoreWords(model, words, rules);
 			for (const head of HEADS) assert.ok(Math.abs(slow[head] - fast[head]) < 1e-9, `${head} differs for a corpus message`);

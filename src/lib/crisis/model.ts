@@ -16,7 +16,7 @@
  * inside a long vent is not diluted by the rest.
  */
 import { readFileSync } from 'node:fs';
-import { skeleton, tokenize } from './normalize.ts';
+import { skeleton, type Token } from './normalize.ts';
 import type { Assessment } from './types.ts';
 
 export const MODEL_FORMAT = 'haven-crisis-model';
@@ -68,7 +68,7 @@ const CHAR_GRAMS = [3, 4, 5] as const;
 /** Longer "words" are noise (a URL, a key mash) and would add hundreds of character n-grams. */
 const MAX_WORD_FOR_CHARS = 24;
 
-interface Word {
+export interface Word {
 	text: string;
 	sentence: number;
 	/** One bit per word class of concepts.json the word belongs to. */
@@ -109,9 +109,14 @@ export function conceptsOf(word: string): number {
 	return mask;
 }
 
-/** The words of a message, leet decoded and elongation collapsed ("sooo" = "so"), with their sentence and classes. */
-export function wordsOf(text: string): Word[] {
-	return tokenize(text).map((token) => {
+/**
+ * The words the model reads, from the rule screen's own tokens (leet decoded), elongation collapsed ("sooo" = "so"),
+ * with their sentence and classes. A message longer than MODEL_MAX_WORDS is read as its first and last halves.
+ */
+export function modelWords(tokens: readonly Token[]): Word[] {
+	const half = MODEL_MAX_WORDS / 2;
+	const kept = tokens.length > MODEL_MAX_WORDS ? [...tokens.slice(0, half), ...tokens.slice(-half)] : tokens;
+	return kept.map((token) => {
 		const word = skeleton(token.word);
 		return { text: word, sentence: token.sent, concepts: conceptsOf(word) };
 	});
@@ -328,14 +333,6 @@ export function scoreSets(model: CrisisModel, sets: readonly Uint32Array[]): Sco
  * It keeps the worst case of a 4,000-character message within the screen's time budget.
  */
 export const MODEL_MAX_WORDS = 300;
-
-export function scoreText(model: CrisisModel, text: string, rules: Assessment | null): Scores {
-	const all = wordsOf(text);
-	const half = MODEL_MAX_WORDS / 2;
-	const words = all.length > MODEL_MAX_WORDS ? [...all.slice(0, half), ...all.slice(-half)] : all;
-	if (model.window !== 2) return scoreSets(model, featureSets(words, ruleFeatures(rules), model.bits, model.window));
-	return scoreWords(model, words, ruleFeatures(rules));
-}
 
 // ---- The data file ------------------------------------------------------------------------------------------------
 

@@ -74,7 +74,7 @@ import {
 	type SignalSpec,
 } from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
-import { loadModel, scoreText, type CrisisModel, type Scores } from './model.ts';
+import { loadModel, modelWords, ruleFeatures, scoreWords, type CrisisModel, type Scores, type Word } from './model.ts';
 import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
 
 export type { Assessment, CrisisCategory, CrisisLevel } from './types.ts';
@@ -390,8 +390,14 @@ function assessGroup(live: Live[], times: Markers['times']): GroupResult {
 
 /** The rule screen alone: phrases, guards and the rubric above. `screen` adds the model's reading. */
 export function screenRules(text: string): Assessment {
-	const c = lexicon();
-	const tokens = prepare(c, typeof text === 'string' ? text : String(text ?? ''));
+	return assessTokens(lexicon(), tokensOf(text));
+}
+
+function tokensOf(text: unknown): Token[] {
+	return prepare(lexicon(), typeof text === 'string' ? text : String(text ?? ''));
+}
+
+function assessTokens(c: CompiledLexicon, tokens: Token[]): Assessment {
 	if (tokens.length === 0) return { level: 'none', categories: [], thirdParty: false, language: [], evidence: [] };
 	// Most messages hold no signal at all: then no marker can matter and the answer is none.
 	const matches = findSignals(c, tokens);
@@ -493,9 +499,16 @@ export function screenRules(text: string): Assessment {
  * concern, as the rules keep it.
  */
 export function screen(text: string): Assessment {
-	const input = typeof text === 'string' ? text : String(text ?? '');
-	const rules = screenRules(input);
-	return withModel(rules, scoreText(loadModel(), input, rules), loadModel());
+	const { rules, words } = modelInput(text);
+	const model = loadModel();
+	return withModel(rules, scoreWords(model, words, ruleFeatures(rules)), model);
+}
+
+/** What the model reads of a text, exactly as `screen` builds it (also what it is trained on): one tokenisation. */
+export function modelInput(text: string): { rules: Assessment; words: Word[] } {
+	const tokens = tokensOf(text);
+	const rules = assessTokens(lexicon(), tokens);
+	return { rules, words: modelWords(tokens) };
 }
 
 export function withModel(rules: Assessment, scores: Scores, model: Pick<CrisisModel, 'heads'>): Assessment {

@@ -32,7 +32,16 @@ export const CRISIS_TRIGGERS = ['command', 'context_menu', 'dm', 'mention', 'api
 export const UserProfile = defineEntity({
 	name: 'UserProfile',
 	tableName: 'users',
-	triggers: countsInserts('users'),
+	// A preferences row means the person was served: it records them in served_users, whose trigger counts them once.
+	triggers: [
+		{
+			name: 'count_inserts',
+			timing: 'after' as const,
+			events: ['insert' as const],
+			forEach: 'row' as const,
+			body: 'insert into served_users (user_id, first_seen_at) values (new.id, new.created_at) on conflict (user_id) do nothing; return null;',
+		},
+	],
 	properties: {
 		id: snowflake().primary(),
 		country: p.string().length(8).nullable(),
@@ -256,3 +265,52 @@ export const GameVote = defineEntity({
 });
 
 (entities as unknown[]).push(CheckInReminder, GameRound, GameVote);
+
+// =====================================================================================================================
+// Care after the first contact (journal, gratitude) and the people Haven has served; their migration is
+// Migration20261123000000Journal.
+
+/** A private journal entry: the text (encrypted), an optional mood, and the optional AI reflection (encrypted). */
+export const JournalEntry = defineEntity({
+	name: 'JournalEntry',
+	tableName: 'journal_entries',
+	indexes: [{ properties: ['userId', 'createdAt'] }],
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		userId: snowflake(),
+		mood: p.string().length(32).nullable(),
+		content: p.type(new EncryptedText({ owner: 'userId' })),
+		reflection: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
+		createdAt: createdAt(),
+	},
+});
+
+/** One of a day's "three good things" (encrypted). `day` is the UTC calendar day it was written, `YYYY-MM-DD`. */
+export const GratitudeItem = defineEntity({
+	name: 'GratitudeItem',
+	tableName: 'gratitude_items',
+	indexes: [{ properties: ['userId', 'day'] }],
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		userId: snowflake(),
+		day: p.string().length(10),
+		content: p.type(new EncryptedText({ owner: 'userId' })),
+		createdAt: createdAt(),
+	},
+});
+
+/**
+ * Everyone Haven has served (a command, a DM or a mention), once: what the `users` total of `GET /v1/stats` counts,
+ * by its insert trigger. Only the id and the first time; the row goes with `/privacy delete`, the count stays.
+ */
+export const ServedUser = defineEntity({
+	name: 'ServedUser',
+	tableName: 'served_users',
+	triggers: countsInserts('users'),
+	properties: {
+		userId: snowflake().primary(),
+		firstSeenAt: createdAt(),
+	},
+});
+
+(entities as unknown[]).push(JournalEntry, GratitudeItem, ServedUser);

@@ -4,8 +4,8 @@ import type { StatsBody } from '../api/schemas.ts';
 /**
  * `GET /v1/stats`. Definitions (README "Stats"):
  * - users, conversations, moodCheckIns, crisisEvents: lifetime totals from `stat_counters`, which triggers bump inside
- *   the inserting transaction (users = profiles created, conversations = answered companion turns on Discord and
- *   POST /v1/chat, moodCheckIns = check-ins recorded, crisisEvents = screened messages answered with resources).
+ *   the inserting transaction (users = people served: a first command, DM or mention, see served.ts;
+ *   conversations = answered companion turns on Discord and POST /v1/chat, moodCheckIns = check-ins recorded, crisisEvents = screened messages answered with resources).
  *   Reading them is one primary-key lookup of four rows, whatever the size of the tables, and they never decrease
  *   when rows are purged or deleted on request. The result is kept for STATS_CACHE_MS (default 5 s; 0 = read every
  *   time), refreshed in the background by one query at a time, so the endpoint costs no database work per request.

@@ -102,6 +102,20 @@ export function retentionRules(settings: RetentionSettings = DEFAULT_RETENTION):
 			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.ghostLetterDays * DAY_MS)] }),
 		},
 		{
+			key: 'journal_entries',
+			table: 'journal_entries',
+			action: 'delete',
+			description: `journal entries older than ${settings.checkInDays} days deleted (as check-ins)`,
+			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.checkInDays * DAY_MS)] }),
+		},
+		{
+			key: 'gratitude_items',
+			table: 'gratitude_items',
+			action: 'delete',
+			description: `gratitude items older than ${settings.checkInDays} days deleted (as check-ins)`,
+			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.checkInDays * DAY_MS)] }),
+		},
+		{
 			key: 'conversations.user_id',
 			table: 'conversations',
 			action: 'anonymise',
@@ -137,6 +151,7 @@ export function retentionTable(settings: RetentionSettings = DEFAULT_RETENTION):
 		{ data: 'Crisis event details (message excerpt, who)', kept: days(settings.crisisDetailsDays), then: 'removed; the event stays as a count' },
 		{ data: 'Mood check-ins and notes', kept: days(settings.checkInDays), then: 'deleted' },
 		{ data: 'Ghost letters', kept: days(settings.ghostLetterDays), then: 'deleted' },
+		{ data: 'Journal entries and gratitude items', kept: days(settings.checkInDays), then: 'deleted' },
 		{ data: 'Who a conversation count belongs to', kept: days(settings.conversationUserDays), then: 'removed; the count stays' },
 		{ data: 'Rejected feedback', kept: `${days(settings.rejectedFeedbackDays)} after review`, then: 'deleted' },
 		{ data: 'Game rounds and votes', kept: days(GAME_ROUND_DAYS), then: 'deleted' },

@@ -67,6 +67,9 @@ export const USER_DATA_POLICY: Readonly<Record<string, UserColumnPolicy>> = {
 	// rounds are short-lived games, and keeping one would keep who started it.
 	'GameRound.startedBy': { delete: 'rows', export: 'rows', why: 'games the person started' },
 	'GameVote.userId': { delete: 'rows', export: 'rows', why: "the person's answers and votes in games" },
+	'JournalEntry.userId': { delete: 'rows', export: 'rows', why: 'journal entries, their mood and reflection' },
+	'GratitudeItem.userId': { delete: 'rows', export: 'rows', why: 'gratitude items ("three good things")' },
+	'ServedUser.userId': { delete: 'rows', export: 'rows', why: 'when Haven first served the person (the users total keeps counting)' },
 };
 
 /** Snowflake columns that are not people: servers, channels, messages, roles. */

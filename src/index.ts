@@ -30,6 +30,9 @@ import { createStats } from './lib/operations/stats.ts';
 import { currentStatus, ShardTracker } from './lib/operations/status.ts';
 import { resolveVersion } from './lib/core/version.ts';
 import { startReminderScheduler } from './lib/wellbeing/reminder-dm.ts';
+import { claimShards, fleetIdentifyThrottler, newInstanceId, runFleetJob, startFleet } from './lib/fleet/fleet.ts';
+import { fleetShardsFor } from './lib/fleet/discord.ts';
+import { formatShardIds } from './lib/fleet/shard-config.ts';
 
 export interface Haven {
 	client: SapphireClient | undefined;
@@ -73,7 +76,11 @@ export async function startHaven(config: Config): Promise<Haven> {
 	metrics.watchDatabase(db.orm);
 	container.stats = createStats({
 		orm: db.orm,
-		liveGuilds: () => (client.isReady() ? client.guilds.cache.size : undefined),
+		// This process's servers, plus the other instances' when it is part of a fleet (src/lib/fleet).
+		liveGuilds: () => {
+			const own = client.isReady() ? client.guilds.cache.size : undefined;
+			return container.fleet ? container.fleet.guilds(own) : own;
+		},
 		countersTtlMs: config.api.statsCacheMs,
 	});
 	try {
@@ -93,17 +100,49 @@ export async function startHaven(config: Config): Promise<Haven> {
 		acceptTypeScriptPieces(client.stores);
 		dropSapphireRegistration(client.stores);
 		dropUnusedApiPieces(client.stores);
-		container.bot = config.discord.enabled ? createBot({ client, config, db, version: container.version, log }) : undefined;
+		container.bot = config.discord.enabled
+			? createBot({ client, config, db, version: container.version, log, fleet: () => container.fleet })
+			: undefined;
 		await loadPieces(client.stores);
 		await requireExportedDefinitions(client.stores.get('commands').values());
 		// The HTTP API before the gateway: /healthz answers and /v1/status says "starting" while the shards
 		// connect, however long Discord takes (a shard that cannot connect would otherwise keep the whole API down).
 		await client.server.connect();
+		// The fleet (src/lib/fleet): which shards this instance connects, recorded in the database before connecting;
+		// an API-only instance only reads the fleet's rows (for /v1/status and the counts).
+		const instanceId = newInstanceId();
 		if (container.bot) {
+			const { shardCount, shardIds } = await fleetShardsFor(client, config);
+			await claimShards(db.orm, { instanceId, shardCount, shardIds, heartbeatMs: config.fleet.heartbeatMs, log });
+			client.options.shards = [...shardIds];
+			client.options.shardCount = shardCount;
+			client.options.ws = { ...client.options.ws, buildIdentifyThrottler: fleetIdentifyThrottler({ orm: db.orm, instanceId, log }) };
+			container.fleet = startFleet({
+				orm: db.orm,
+				instanceId,
+				heartbeatMs: config.fleet.heartbeatMs,
+				log,
+				own: {
+					shardCount,
+					shardIds,
+					snapshot: () => container.shards.snapshot(client),
+					onLost: (lost) => {
+						log.error(
+							`Fleet: another instance has taken shard ${formatShardIds(lost)} (this one missed its heartbeats); leaving Discord so no event is handled twice`,
+						);
+						void client.destroy();
+					},
+				},
+			});
+			log.info(`Fleet: this instance (${instanceId}) connects shard ${formatShardIds(shardIds)} of ${shardCount}`);
+			const beat = () => void container.fleet?.beat();
+			client.on('shardReady', beat).on('shardResume', beat).on('shardDisconnect', beat).on('shardReconnecting', beat);
 			await loginWithLoadedPieces(client, config.discord.token);
 			await container.bot.deploy();
 			// Check-in reminders (src/lib/wellbeing): a tick a minute; stopped first at shutdown.
 			container.reminders = startReminderScheduler(client, () => db.orm.em.fork());
+		} else {
+			container.fleet = startFleet({ orm: db.orm, instanceId, heartbeatMs: config.fleet.heartbeatMs, log });
 		}
 	} catch (error) {
 		const http = client.server.server;
@@ -115,6 +154,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 		container.reminders = undefined;
 		await container.bot?.stop().catch(() => undefined);
 		await client.destroy().catch(() => undefined);
+		await container.fleet?.stop().catch(() => undefined);
+		container.fleet = undefined;
 		metrics.close();
 		await db.close();
 		throw error;
@@ -138,7 +179,23 @@ export async function startHaven(config: Config): Promise<Haven> {
 	const { purgeIntervalMs } = config.retention;
 	const retention =
 		purgeIntervalMs > 0
-			? startRetentionScheduler({ orm: db.orm, intervalMs: purgeIntervalMs, settings: retentionSettings(config), log })
+			? startRetentionScheduler({
+					orm: db.orm,
+					intervalMs: purgeIntervalMs,
+					settings: retentionSettings(config),
+					log,
+					// One instance of a fleet purges at a time, and once per interval across the fleet.
+					exclusive: async (work) => {
+						const fleet = container.fleet;
+						if (!fleet) return work();
+						const run = await runFleetJob(
+							db.orm,
+							{ job: 'retention-purge', instanceId: fleet.instanceId, periodMs: purgeIntervalMs },
+							work,
+						);
+						return run.ran ? run.result : undefined;
+					},
+				})
 			: undefined;
 
 	let stopping: Promise<void> | undefined;
@@ -173,6 +230,9 @@ async function shutdown(
 	container.reminders = undefined;
 	await container.bot?.stop();
 	await client.destroy();
+	// After leaving Discord: the shards are handed back only once this instance no longer serves them.
+	await container.fleet?.stop();
+	container.fleet = undefined;
 	for (const store of client.stores.values()) await store.unloadAll().catch(() => undefined);
 	container.metrics.close();
 	await db.close();

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { parseEncryptionKey } from '../db/field-cipher.ts';
+import { parseShardCount, parseShardIds, shardSettingProblems } from '../fleet/shard-config.ts';
 
 /** The only module that reads the environment. Everything else receives a `Config`. */
 
@@ -157,6 +158,24 @@ const fields = z.object({
 	INTEGRATION_TOKEN: optionalText,
 	INTEGRATION_BASE_URL: url('INTEGRATION_BASE_URL'),
 	DISCORD_API_URL: url('DISCORD_API_URL'),
+	// A fleet of instances on one database (src/lib/fleet): the fleet's shard total and this instance's shards.
+	SHARD_COUNT: optionalText.transform((value, ctx) => {
+		const parsed = parseShardCount(value);
+		if (typeof parsed === 'string' && parsed !== 'auto') {
+			ctx.addIssue({ code: 'custom', message: parsed });
+			return z.NEVER;
+		}
+		return { value: parsed as number | 'auto', set: value !== undefined };
+	}),
+	SHARD_IDS: optionalText.transform((value, ctx) => {
+		const parsed = parseShardIds(value);
+		if (typeof parsed === 'string') {
+			ctx.addIssue({ code: 'custom', message: parsed });
+			return z.NEVER;
+		}
+		return parsed;
+	}),
+	FLEET_HEARTBEAT_MS: integer('FLEET_HEARTBEAT_MS', 10_000, 100, 20_000),
 	SERVICE_MIGRATE_ONLY: flag,
 	SERVICE_FORCE_DEPLOY: flag,
 	HAVEN_VERSION: optionalText,
@@ -172,6 +191,7 @@ const fields = z.object({
 });
 
 const schema = fields.superRefine((env, ctx) => {
+	for (const message of shardSettingProblems(env.SHARD_COUNT.value, env.SHARD_IDS, env.SHARD_COUNT.set)) ctx.addIssue({ code: 'custom', message });
 	// A short bearer token can be guessed; production refuses to start with one (other modes warn: configWarnings).
 	if (env.NODE_ENV !== 'production') return;
 	for (const name of ['API_TOKEN', 'METRICS_TOKEN'] as const) {
@@ -286,6 +306,8 @@ function build(env: z.output<typeof schema>, raw: Record<string, string | undefi
 			repo: env.GITHUB_REPO ?? repoFromSourceUrl(sourceUrl),
 			apiUrl: trimSlash(env.GITHUB_API_URL ?? DEFAULT_GITHUB_API_URL),
 		},
+		/** Shards (src/lib/fleet): the fleet's total (`auto`: Discord's recommendation), this instance's (undefined: all). */
+		fleet: { shardCount: env.SHARD_COUNT.value, shardIds: env.SHARD_IDS, heartbeatMs: env.FLEET_HEARTBEAT_MS },
 		patchNotesPath: env.PATCHNOTES_PATH,
 		integration: { token: env.INTEGRATION_TOKEN, baseUrl: env.INTEGRATION_BASE_URL },
 		version: env.HAVEN_VERSION,

@@ -4,7 +4,8 @@ import type { Database } from '../db/index.ts';
 import { collectDefinitions } from './definitions.ts';
 import { deployCommands, describeDeploy, type DeployResult } from './deploy.ts';
 import { syncGuilds } from './guilds.ts';
-import { createIntegration, type Integration } from '../operations/bot-list.ts';
+import { runFleetJob, type Fleet } from '../fleet/fleet.ts';
+import { createIntegration, INTEGRATION_INTERVAL_MS, type Integration } from '../operations/bot-list.ts';
 import { createLogChannel, type LogChannel } from '../operations/log-channel.ts';
 import { NO_MENTIONS } from './reply.ts';
 import { createReleaseChecker, describeReleaseCheck, type ReleaseChecker } from '../operations/release-check.ts';
@@ -46,9 +47,14 @@ export interface BotOptions {
 	db: Database;
 	version: string;
 	log: BotLog;
+	/** The fleet (src/lib/fleet), once started: counts cover every instance, fleet-wide jobs run on one. */
+	fleet?: () => Fleet | undefined;
 }
 
-export function createBot({ client, config, db, version, log }: BotOptions): Bot {
+/** The release check at ready runs on one instance of a fleet per this period. */
+const RELEASE_CHECK_PERIOD_MS = 15 * 60_000;
+
+export function createBot({ client, config, db, version, log, fleet }: BotOptions): Bot {
 	const release = createReleaseChecker({ running: version, repo: config.github.repo, apiUrl: config.github.apiUrl, token: config.github.token });
 	const channelId = config.discord.logChannelId;
 	const logChannel = channelId
@@ -58,7 +64,18 @@ export function createBot({ client, config, db, version, log }: BotOptions): Bot
 				log,
 			})
 		: undefined;
-	const counts = () => ({ guilds: client.guilds.cache.size, shards: client.ws.shards.size });
+	// This process's servers and shards, or the fleet's when it is larger than this process.
+	const counts = () => {
+		const own = { guilds: client.guilds.cache.size, shards: client.ws.shards.size };
+		const shared = fleet?.();
+		if (!shared) return own;
+		return { guilds: shared.guilds(own.guilds) ?? own.guilds, shards: Math.max(own.shards, Number(client.options.shardCount) || 0) };
+	};
+	const exclusive = <T>(job: string, periodMs: number, work: () => Promise<T>): Promise<T | undefined> => {
+		const shared = fleet?.();
+		if (!shared || shared.alone()) return work();
+		return runFleetJob(db.orm, { job, instanceId: shared.instanceId, periodMs }, work).then((run) => (run.ran ? run.result : undefined));
+	};
 	let integration: Integration | undefined;
 	const { token: integrationToken, baseUrl } = config.integration;
 	if (integrationToken && !baseUrl) log.warn('INTEGRATION_TOKEN is set without INTEGRATION_BASE_URL: the bot-list integration is off');
@@ -69,6 +86,7 @@ export function createBot({ client, config, db, version, log }: BotOptions): Bot
 			clientId: config.discord.clientId!,
 			counts: () => ({ server_count: counts().guilds, shard_count: counts().shards }),
 			log,
+			exclusive: (post) => exclusive('bot-list-post', INTEGRATION_INTERVAL_MS, post),
 		});
 	}
 	let releaseCheck: Promise<void> | undefined;
@@ -114,13 +132,20 @@ export function createBot({ client, config, db, version, log }: BotOptions): Bot
 			systemLog(
 				`Haven ${version} is online as ${ready.user.username}: ${guilds} server${guilds === 1 ? '' : 's'}, ${shards} shard${shards === 1 ? '' : 's'}.`,
 			);
-			releaseCheck ??= release.check().then(
-				(check) => log.info(describeReleaseCheck(check)),
+			releaseCheck ??= exclusive('release-check', RELEASE_CHECK_PERIOD_MS, () => release.check()).then(
+				(check) => check && log.info(describeReleaseCheck(check)),
 				() => undefined,
 			);
 			integration?.start();
 			try {
-				await syncGuilds(db.orm.em.fork(), [...ready.guilds.cache.keys()]);
+				const shardIds = Array.isArray(ready.options.shards) ? ready.options.shards : undefined;
+				const shardCount = Number(ready.options.shardCount) || 0;
+				await syncGuilds(
+					db.orm.em.fork(),
+					[...ready.guilds.cache.keys()],
+					new Date(),
+					shardIds && shardCount ? { shardCount, shardIds } : undefined,
+				);
 			} catch (error) {
 				log.warn(`Could not record the server list: ${describeError(error)}`);
 			} finally {

@@ -24,14 +24,34 @@ export async function markLeft(em: EntityManager, guildId: string, now = new Dat
 	await em.getConnection().execute('update guilds set left_at = ?, updated_at = ? where id = ? and left_at is null', [now, now, guildId]);
 }
 
-/** At startup, with every shard of the bot in this process: servers not in `present` were left while Haven was away. */
-export async function syncGuilds(em: EntityManager, present: readonly string[], now = new Date()): Promise<void> {
+/** The shards this process connects, out of the fleet's total (src/lib/fleet). */
+export interface ShardScope {
+	shardCount: number;
+	shardIds: readonly number[];
+}
+
+/**
+ * At startup, once this process's shards are ready: servers not in `present` were left while Haven was away. Only
+ * servers of this process's own shards (`scope`; a server's shard is (id >> 22) % shardCount) can be marked left:
+ * another instance's servers are not in `present` because another instance connects them, not because Haven left.
+ * Without a scope, or when the scope is every shard, every server counts, as for a single instance.
+ */
+export async function syncGuilds(em: EntityManager, present: readonly string[], now = new Date(), scope?: ShardScope): Promise<void> {
 	await markJoined(em, present, now);
 	// Snowflakes are digits only, so a PostgreSQL array literal is safe and keeps this one parameter at any size.
 	const ids = `{${present.filter((id) => /^\d+$/.test(id)).join(',')}}`;
-	await em
-		.getConnection()
-		.execute('update guilds set left_at = ?, updated_at = ? where left_at is null and not (id = any(?::varchar[]))', [now, now, ids]);
+	const partial = scope && new Set(scope.shardIds.filter((id) => id >= 0 && id < scope.shardCount)).size < scope.shardCount;
+	if (!partial) {
+		await em
+			.getConnection()
+			.execute('update guilds set left_at = ?, updated_at = ? where left_at is null and not (id = any(?::varchar[]))', [now, now, ids]);
+		return;
+	}
+	await em.getConnection().execute(
+		`update guilds set left_at = ?, updated_at = ? where left_at is null and not (id = any(?::varchar[]))
+		 and (case when id ~ '^[0-9]{1,20}$' then (floor(id::numeric / 4194304) % ?)::int else -1 end) = any(?::int[])`,
+		[now, now, ids, scope.shardCount, `{${scope.shardIds.join(',')}}`],
+	);
 }
 
 /** Haven's own member in a guild: the cached one, else fetched (member caches are bounded, see client-options.ts). */

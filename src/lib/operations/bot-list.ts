@@ -28,6 +28,11 @@ export interface IntegrationOptions {
 	intervalMs?: number;
 	timeoutMs?: number;
 	fetch?: typeof fetch;
+	/**
+	 * Runs a post unless another instance of the fleet is posting or just did (src/lib/fleet: `runFleetJob`);
+	 * resolves undefined when it skipped. Unset: every post is sent.
+	 */
+	exclusive?: (post: () => Promise<boolean>) => Promise<boolean | undefined>;
 }
 
 export interface Integration {
@@ -82,7 +87,16 @@ export function createIntegration({
 		}
 	}
 
-	const post = () => (inFlight ??= postOnce().finally(() => (inFlight = undefined)));
+	const exclusive = rest.exclusive;
+	const post = () =>
+		(inFlight ??= (
+			exclusive
+				? exclusive(postOnce).then(
+						(posted) => posted ?? false,
+						() => false,
+					)
+				: postOnce()
+		).finally(() => (inFlight = undefined)));
 
 	return {
 		post,

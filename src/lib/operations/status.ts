@@ -4,7 +4,9 @@ import { SHARD_STATES, type ShardBody, type StatusBody } from '../api/schemas.ts
 
 /**
  * `GET /v1/status` and the heartbeat. The overall status is a pure function of the shards:
- * - no bot (API-only mode: TOKEN or CLIENT_ID unset): `degraded`, no shards;
+ * - no bot (API-only mode: TOKEN or CLIENT_ID unset) and no fleet in the database: `degraded`, no shards;
+ * - in a fleet (src/lib/fleet), every shard of the fleet's count, whichever instance answers: a shard whose owner
+ *   stopped heartbeating is `disconnected`;
  * - `starting` until every shard has been ready at least once (and while the shard list is still empty);
  * - `degraded` while any shard is not `ready` (reconnecting, resuming, disconnected ...);
  * - `ok` otherwise.
@@ -120,6 +122,11 @@ export interface LiveStatusSources {
 	client: Client;
 	botEnabled: boolean;
 	shards: ShardTracker;
+	/**
+	 * Every shard of the fleet (src/lib/fleet): this instance's live, the others' from the database. When given, the
+	 * status covers them all, on an API-only instance too.
+	 */
+	fleet?: () => Promise<{ total: number; shards: ShardSnapshot[] }>;
 	guilds: () => Promise<number>;
 	version: string;
 	startedAt: Date;
@@ -127,10 +134,11 @@ export interface LiveStatusSources {
 
 /** The status right now, from the running client (used by `GET /v1/status` and the heartbeat). */
 export async function liveStatus(sources: LiveStatusSources): Promise<StatusBody> {
-	const guilds = await sources.guilds();
+	const [guilds, fleet] = await Promise.all([sources.guilds(), sources.fleet?.()]);
+	const botEnabled = sources.botEnabled || (fleet !== undefined && fleet.total > 0);
 	return computeStatus({
-		botEnabled: sources.botEnabled,
-		shards: sources.botEnabled ? sources.shards.snapshot(sources.client) : [],
+		botEnabled,
+		shards: fleet ? fleet.shards : sources.botEnabled ? sources.shards.snapshot(sources.client) : [],
 		guilds,
 		version: sources.version,
 		startedAt: sources.startedAt,
@@ -140,6 +148,14 @@ export async function liveStatus(sources: LiveStatusSources): Promise<StatusBody
 
 /** `liveStatus` of this process's services on the Sapphire container. */
 export function currentStatus(): Promise<StatusBody> {
-	const { client, config, shards, stats, version, startedAt } = container;
-	return liveStatus({ client, botEnabled: config.discord.enabled, shards, guilds: stats.guilds, version, startedAt });
+	const { client, config, shards, stats, version, startedAt, fleet } = container;
+	return liveStatus({
+		client,
+		botEnabled: config.discord.enabled,
+		shards,
+		fleet: fleet && (() => fleet.shards()),
+		guilds: stats.guilds,
+		version,
+		startedAt,
+	});
 }

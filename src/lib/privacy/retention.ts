@@ -353,6 +353,11 @@ export interface RetentionSchedulerOptions {
 	log: RetentionLog;
 	/** The clock (tests inject one). */
 	now?: () => Date;
+	/**
+	 * Runs a purge unless another instance of the fleet is purging or just did (src/lib/fleet: `runFleetJob`);
+	 * resolves undefined when it skipped. Unset: every scheduled purge runs here.
+	 */
+	exclusive?: (work: () => Promise<PurgeReport>) => Promise<PurgeReport | undefined>;
 }
 
 export interface RetentionScheduler {
@@ -373,7 +378,12 @@ export function startRetentionScheduler(options: RetentionSchedulerOptions): Ret
 
 	const run = async (): Promise<PurgeReport | undefined> => {
 		try {
-			const report = await purge(options.orm, clock(), { settings: options.settings });
+			const work = () => purge(options.orm, clock(), { settings: options.settings });
+			const report = options.exclusive ? await options.exclusive(work) : await work();
+			if (!report) {
+				options.log.debug('Retention purge: another instance of the fleet runs it');
+				return undefined;
+			}
 			lastReport = report;
 			const line = `Retention purge: ${report.total} row(s) changed${
 				report.total

@@ -59,6 +59,41 @@ export function reminderStore(em: () => EntityManager): ReminderStore {
 				);
 			return rows.length === 1;
 		},
+		async claimDue(now, limit, plan) {
+			// One short transaction: lock due rows nobody else holds (SKIP LOCKED: another instance's batch is left to
+			// it), move each on, commit; the DMs go out after, so no row stays locked while Discord answers.
+			return em().transactional(async (tx) => {
+				const rows = await tx.execute<Row[]>(
+					`select user_id, enabled, interval_minutes, timezone, quiet_start, quiet_end, next_due_at, disabled_reason from check_in_reminders
+					 where enabled and next_due_at <= ? order by next_due_at limit ? for update skip locked`,
+					[now, limit],
+				);
+				const claimed = rows.map((row) => {
+					const reminder: DueReminder = {
+						userId: row.user_id,
+						intervalMinutes: Number(row.interval_minutes),
+						timezone: row.timezone,
+						quiet: quietOf(row),
+						nextDueAt: asDate(row.next_due_at),
+					};
+					return { reminder, plan: plan(reminder) };
+				});
+				if (claimed.length)
+					await tx.execute(
+						`update check_in_reminders r set next_due_at = v.next_due_at, last_sent_at = coalesce(v.sent_at, r.last_sent_at),
+						   updated_at = coalesce(v.sent_at, v.next_due_at)
+						 from (select * from unnest(?::varchar[], ?::timestamptz[], ?::timestamptz[]) as t(user_id, next_due_at, sent_at)) v
+						 where r.user_id = v.user_id`,
+						[
+							`{${claimed.map(({ reminder }) => `"${reminder.userId.replace(/["\\]/g, '')}"`).join(',')}}`,
+							`{${claimed.map(({ plan }) => plan.next.toISOString()).join(',')}}`,
+							`{${claimed.map(({ plan }) => plan.sentAt?.toISOString() ?? 'NULL').join(',')}}`,
+						],
+						'run',
+					);
+				return claimed;
+			});
+		},
 		async disable(userId, reason, now) {
 			await em()
 				.getConnection()

@@ -12,7 +12,9 @@ import type { View } from '../discord/reply.ts';
  * - Quiet hours are whole local hours in the person's IANA timezone; a reminder that would land inside them moves to
  *   their end. A due reminder found inside quiet hours (the hours changed, or the bot was down) is moved, not sent.
  * - A missed reminder (the bot was down) is sent once, not once per missed interval.
- * - Claiming is a compare-and-set on `next_due_at`: of two instances ticking at once, one sends.
+ * - Claiming is a compare-and-set on `next_due_at`: of two instances ticking at once, one sends. A store with
+ *   `claimDue` (PostgreSQL: FOR UPDATE SKIP LOCKED) hands each instance of a fleet its own due rows, moved on before
+ *   any DM goes out, so a reminder is sent once however many instances tick.
  * - Discord's 50007 (the person does not accept DMs from the bot) turns reminders off; other failures are logged and
  *   the reminder comes again one interval later.
  */
@@ -172,6 +174,17 @@ export interface ReminderStore {
 	claim(userId: string, expected: Date, next: Date, sentAt: Date | null): Promise<boolean>;
 	/** Turns reminders off (e.g. 'dms_closed'). */
 	disable(userId: string, reason: string, now: Date): Promise<void>;
+	/**
+	 * Takes up to `limit` due reminders no other caller holds, moves each to `plan(reminder).next` (recording
+	 * `sentAt` when given) and returns them with their plan, in one step: two callers never get the same reminder.
+	 */
+	claimDue?(now: Date, limit: number, plan: (reminder: DueReminder) => ReminderPlan): Promise<Array<{ reminder: DueReminder; plan: ReminderPlan }>>;
+}
+
+/** What a tick does with a due reminder: move it to `next`; `sentAt` set when a DM goes out now. */
+export interface ReminderPlan {
+	next: Date;
+	sentAt: Date | null;
 }
 
 export type ReminderDelivery = 'sent' | 'closed' | 'failed';
@@ -220,8 +233,39 @@ export function createReminderScheduler(options: SchedulerOptions): ReminderSche
 	let current: Promise<TickResult> | undefined;
 	let stopped = false;
 
+	async function deliver(userId: string, at: Date, result: TickResult): Promise<void> {
+		const delivery = await options.send(userId).catch((): ReminderDelivery => 'failed');
+		if (delivery === 'sent') result.sent++;
+		else if (delivery === 'closed') {
+			result.closed++;
+			await options.store.disable(userId, 'dms_closed', at);
+		} else result.failed++;
+	}
+
 	async function pass(at: Date): Promise<TickResult> {
 		const result: TickResult = { sent: 0, closed: 0, failed: 0, deferred: 0, lost: 0 };
+		if (options.store.claimDue) {
+			const claimed = await options.store.claimDue(at, batchSize, (reminder) =>
+				inQuietHours(localMinutes(at, reminder.timezone), reminder.quiet)
+					? { next: outsideQuietHours(at, reminder.timezone, reminder.quiet), sentAt: null }
+					: { next: nextDue(at, reminder), sentAt: at },
+			);
+			for (const { reminder, plan } of claimed) {
+				if (!plan.sentAt) {
+					result.deferred++;
+					continue;
+				}
+				// Claimed already (moved on in the database). Stopping mid-batch hands the rest back, due as they were, for
+				// the next tick of whichever instance is still running.
+				if (stopped) {
+					await options.store.claim(reminder.userId, plan.next, reminder.nextDueAt, null).catch(() => false);
+					continue;
+				}
+				await deliver(reminder.userId, at, result);
+			}
+			if (result.failed) options.log.warn(`Check-in reminders: ${result.failed} could not be delivered; they come again next interval`);
+			return result;
+		}
 		const due = await options.store.due(at, batchSize);
 		for (const reminder of due) {
 			if (stopped) break;
@@ -235,12 +279,7 @@ export function createReminderScheduler(options: SchedulerOptions): ReminderSche
 				result.lost++;
 				continue;
 			}
-			const delivery = await options.send(reminder.userId).catch((): ReminderDelivery => 'failed');
-			if (delivery === 'sent') result.sent++;
-			else if (delivery === 'closed') {
-				result.closed++;
-				await options.store.disable(reminder.userId, 'dms_closed', at);
-			} else result.failed++;
+			await deliver(reminder.userId, at, result);
 		}
 		if (result.failed) options.log.warn(`Check-in reminders: ${result.failed} could not be delivered; they come again next interval`);
 		return result;

@@ -1,12 +1,33 @@
 import { readdirSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../lib/core/config.ts';
+import { readEnvironment } from '../lib/core/config.ts';
+import { resolveVersion } from '../lib/core/version.ts';
+import { errorMessage, ExitCode, exitCodeOf } from './exit-codes.ts';
+import { examples } from './output.ts';
 
 /** The `haven` program. Each file in ./commands registers one subcommand: adding a command is adding a file. */
 const program = new Command('haven')
 	.description('Haven: a self-hosted wellbeing support bot for Discord with a small HTTP API')
 	.showHelpAfterError('(run with --help for usage)')
 	.exitOverride();
+
+// Resolved only when asked for (it may run `git describe`).
+program
+	.option('-V, --version', 'print the version (HAVEN_VERSION, else git describe, else the package version) and exit')
+	.on('option:version', () => {
+		process.stdout.write(`${resolveVersion(readEnvironment().HAVEN_VERSION?.trim() || undefined)}\n`);
+		process.exit(ExitCode.ok);
+	});
+
+examples(program, [
+	'haven doctor                  # is this deployment ready? one line per check',
+	'haven migrate --status --json',
+	'haven user export 123456789012345678 --out data.json',
+]);
+program.addHelpText(
+	'after',
+	'Exit codes: 0 ok, 1 failure, 2 usage error, 3 configuration error, 4 database unreachable, 5 partial failure, 6 database not migrated.\n',
+);
 
 const folder = new URL('./commands/', import.meta.url);
 for (const file of readdirSync(folder)
@@ -19,11 +40,14 @@ for (const file of readdirSync(folder)
 try {
 	await program.parseAsync(process.argv);
 } catch (error) {
-	if (error instanceof CommanderError) {
-		process.exitCode = error.exitCode;
-	} else {
-		const message = error instanceof ConfigError ? error.message : `haven: ${error instanceof Error ? error.message : String(error)}`;
-		console.error(message);
-		process.exitCode = 1;
+	const code = exitCodeOf(error);
+	// Commander has already printed its own message (usage errors, help).
+	if (!(error instanceof CommanderError)) {
+		console.error(errorMessage(error));
+		// A script reading --json gets a JSON answer on stdout even when the command fails.
+		if (process.argv.includes('--json')) {
+			process.stdout.write(`${JSON.stringify({ error: error instanceof Error ? error.message : String(error), exitCode: code }, null, 2)}\n`);
+		}
 	}
+	process.exitCode = code;
 }

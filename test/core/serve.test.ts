@@ -152,7 +152,7 @@ describe('haven serve', () => {
 
 	test('stops before starting anything on invalid configuration, listing every problem', async () => {
 		const run = haven(['serve'], { ...embedded(), ENCRYPTION_KEY: 'way-too-short-secret', PORT: 'ninety', API_TOKEN: 'tok' });
-		assert.equal(await run.exited, 1);
+		assert.equal(await run.exited, 3);
 		assert.equal(
 			run.output().trim(),
 			[
@@ -170,7 +170,7 @@ describe('haven serve', () => {
 			assert.match(run.output(), /^Usage: haven/);
 		}
 		const wrong = haven(['rotate-salt', '--batch-size', 'lots'], embedded());
-		assert.equal(await wrong.exited, 1);
+		assert.equal(await wrong.exited, 2);
 		assert.match(wrong.output(), /option '--batch-size <n>' argument 'lots' is invalid\. must be a whole number from 1 to 100000/);
 	});
 });

@@ -10,6 +10,7 @@ import {
 	type FeedbackView,
 } from '../../lib/feedback/store.ts';
 import { withDatabase } from '../context.ts';
+import { examples, printJson } from '../output.ts';
 
 /** `haven feedback ...`: the owners' review queue without Discord. `--json` prints machine-readable output. */
 
@@ -43,67 +44,83 @@ function describe(item: FeedbackView): string {
 }
 
 function print(json: boolean | undefined, value: FeedbackView | FeedbackView[], human: string): void {
-	console.log(json ? JSON.stringify(value, null, 2) : human);
+	if (json) printJson(value);
+	else console.log(human);
 }
+
+const MIGRATED = { migrated: true };
 
 export default function register(program: Command): void {
 	const feedback = program.command('feedback').description('review the feedback queue: what owners approve and mark public becomes a testimonial');
+	examples(feedback, ['haven feedback list', 'haven feedback approve 12 --public', 'haven feedback list --status all --json']);
 
-	feedback
-		.command('list')
-		.description('list feedback: the queue (oldest first) by default')
-		.option('--status <status>', `queued, approved, rejected or all`, filter, 'queued' as FeedbackFilter)
-		.option('--limit <n>', 'at most this many', count, 50)
-		.option('--json', 'print JSON')
-		.action(async (options: { status: FeedbackFilter; limit: number; json?: boolean }) => {
-			await withDatabase(async (db) => {
-				const items = (await listFeedback(db.orm.em.fork(), options.status, options.limit)).map(viewFeedback);
-				print(
-					options.json,
-					items,
-					items.length ? items.map(describe).join('\n') : `No ${options.status === 'all' ? '' : `${options.status} `}feedback.`,
-				);
-			});
-		});
+	examples(
+		feedback
+			.command('list')
+			.description('list feedback: the queue (oldest first) by default')
+			.option('--status <status>', `queued, approved, rejected or all`, filter, 'queued' as FeedbackFilter)
+			.option('--limit <n>', 'at most this many', count, 50)
+			.option('--json', 'print JSON')
+			.action(async (options: { status: FeedbackFilter; limit: number; json?: boolean }) => {
+				await withDatabase(async (db) => {
+					const items = (await listFeedback(db.orm.em.fork(), options.status, options.limit)).map(viewFeedback);
+					print(
+						options.json,
+						items,
+						items.length ? items.map(describe).join('\n') : `No ${options.status === 'all' ? '' : `${options.status} `}feedback.`,
+					);
+				}, MIGRATED);
+			}),
+		['haven feedback list', 'haven feedback list --status approved --limit 10 --json'],
+	);
 
-	feedback
-		.command('approve')
-		.description('approve feedback; it stays private unless --public')
-		.argument('<id>', 'feedback id', id)
-		.option('--public', 'show it in GET /v1/testimonials')
-		.option('--featured', 'show it first among testimonials (needs --public)')
-		.option('--json', 'print JSON')
-		.action(async (feedbackId: number, options: { public?: boolean; featured?: boolean; json?: boolean }) => {
-			await withDatabase(async (db) => {
-				const item = viewFeedback(
-					await approveFeedback(db.orm.em.fork(), feedbackId, { public: options.public, featured: options.featured }),
-				);
-				print(options.json, item, `Approved #${item.id} (${flags(item)})${item.public ? ': it is now a public testimonial' : ''}`);
-			});
-		});
+	examples(
+		feedback
+			.command('approve')
+			.description('approve feedback; it stays private unless --public')
+			.argument('<id>', 'feedback id', id)
+			.option('--public', 'show it in GET /v1/testimonials')
+			.option('--featured', 'show it first among testimonials (needs --public)')
+			.option('--json', 'print JSON')
+			.action(async (feedbackId: number, options: { public?: boolean; featured?: boolean; json?: boolean }) => {
+				await withDatabase(async (db) => {
+					const item = viewFeedback(
+						await approveFeedback(db.orm.em.fork(), feedbackId, { public: options.public, featured: options.featured }),
+					);
+					print(options.json, item, `Approved #${item.id} (${flags(item)})${item.public ? ': it is now a public testimonial' : ''}`);
+				}, MIGRATED);
+			}),
+		['haven feedback approve 12', 'haven feedback approve 12 --public --featured --json'],
+	);
 
-	feedback
-		.command('reject')
-		.description('reject feedback; it is never shown')
-		.argument('<id>', 'feedback id', id)
-		.option('--json', 'print JSON')
-		.action(async (feedbackId: number, options: { json?: boolean }) => {
-			await withDatabase(async (db) => {
-				const item = viewFeedback(await rejectFeedback(db.orm.em.fork(), feedbackId));
-				print(options.json, item, `Rejected #${item.id}`);
-			});
-		});
+	examples(
+		feedback
+			.command('reject')
+			.description('reject feedback; it is never shown')
+			.argument('<id>', 'feedback id', id)
+			.option('--json', 'print JSON')
+			.action(async (feedbackId: number, options: { json?: boolean }) => {
+				await withDatabase(async (db) => {
+					const item = viewFeedback(await rejectFeedback(db.orm.em.fork(), feedbackId));
+					print(options.json, item, `Rejected #${item.id}`);
+				}, MIGRATED);
+			}),
+		['haven feedback reject 12'],
+	);
 
-	feedback
-		.command('feature')
-		.description('feature an approved public testimonial (or stop featuring it with --off)')
-		.argument('<id>', 'feedback id', id)
-		.option('--off', 'stop featuring it')
-		.option('--json', 'print JSON')
-		.action(async (feedbackId: number, options: { off?: boolean; json?: boolean }) => {
-			await withDatabase(async (db) => {
-				const item = viewFeedback(await setFeatured(db.orm.em.fork(), feedbackId, !options.off));
-				print(options.json, item, `${item.featured ? 'Featured' : 'No longer featuring'} #${item.id}`);
-			});
-		});
+	examples(
+		feedback
+			.command('feature')
+			.description('feature an approved public testimonial (or stop featuring it with --off)')
+			.argument('<id>', 'feedback id', id)
+			.option('--off', 'stop featuring it')
+			.option('--json', 'print JSON')
+			.action(async (feedbackId: number, options: { off?: boolean; json?: boolean }) => {
+				await withDatabase(async (db) => {
+					const item = viewFeedback(await setFeatured(db.orm.em.fork(), feedbackId, !options.off));
+					print(options.json, item, `${item.featured ? 'Featured' : 'No longer featuring'} #${item.id}`);
+				}, MIGRATED);
+			}),
+		['haven feedback feature 12', 'haven feedback feature 12 --off'],
+	);
 }

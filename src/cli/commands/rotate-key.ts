@@ -3,10 +3,11 @@ import { readEnvironment } from '../../lib/core/config.ts';
 import { parseEncryptionKey } from '../../lib/db/field-cipher.ts';
 import { rotateKey } from '../../lib/operations/rotate-salt.ts';
 import { withDatabase } from '../context.ts';
+import { examples } from '../output.ts';
 import { positiveInteger, printReport, progressPrinter } from './rotate-salt.ts';
 
 export default function register(program: Command): void {
-	program
+	const command = program
 		.command('rotate-key')
 		.description(
 			're-encrypt every encrypted field from the key in OLD_ENCRYPTION_KEY (or --old-key-env) to ENCRYPTION_KEY, then make ENCRYPTION_KEY the key Haven accepts; stop Haven first',
@@ -31,4 +32,8 @@ export default function register(program: Command): void {
 				if (!report.dryRun) console.log(`ENCRYPTION_KEY is now the key of this database: remove ${name} and start Haven`);
 			});
 		});
+	examples(command, [
+		'OLD_ENCRYPTION_KEY=$(cat old.key) ENCRYPTION_KEY=$(cat new.key) haven rotate-key --dry-run',
+		'OLD_ENCRYPTION_KEY=$(cat old.key) ENCRYPTION_KEY=$(cat new.key) haven rotate-key',
+	]);
 }

@@ -3,6 +3,8 @@ import { InvalidArgumentError } from 'commander';
 import { fieldCipher } from '../../lib/db/encrypted-text.ts';
 import { rotateSalt, type RotateProgress, type RotateReport } from '../../lib/operations/rotate-salt.ts';
 import { withDatabase } from '../context.ts';
+import { CliError, ExitCode } from '../exit-codes.ts';
+import { examples, printJson } from '../output.ts';
 
 export function positiveInteger(value: string): number {
 	const parsed = Number(value);
@@ -10,18 +12,18 @@ export function positiveInteger(value: string): number {
 	return parsed;
 }
 
-/** A one-line bar on a terminal; plain lines (at most one a second per column) in logs and pipes. */
+/** On stderr (stdout is for the result): a one-line bar on a terminal; plain lines (at most one a second per column) in logs and pipes. */
 export function progressPrinter(): (progress: RotateProgress) => void {
 	let lastLine = 0;
 	return ({ table, column, scanned, total, rewritten, done }) => {
 		const label = `${table}.${column}: ${scanned}/${total} scanned, ${rewritten} re-encrypted`;
-		if (process.stdout.isTTY) {
+		if (process.stderr.isTTY) {
 			const width = 24;
 			const filled = total ? Math.round((Math.min(scanned, total) / total) * width) : width;
-			process.stdout.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${label}\x1b[K${done ? '\n' : ''}`);
+			process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${label}\x1b[K${done ? '\n' : ''}`);
 		} else if (done || Date.now() - lastLine >= 1000) {
 			lastLine = Date.now();
-			console.log(label);
+			console.error(label);
 		}
 	};
 }
@@ -39,27 +41,46 @@ export function printReport(report: RotateReport, keys: string): void {
 	if (report.failures.length) {
 		for (const failure of report.failures.slice(0, 20))
 			console.error(`cannot decrypt ${failure.table}.${failure.column} id ${failure.id}: ${failure.reason}`);
-		throw new Error(`${report.failures.length} value(s) cannot be decrypted with the current ${keys}`);
+		throw new CliError(ExitCode.partial, `${report.failures.length} value(s) cannot be decrypted with the current ${keys}`);
 	}
 	if (!report.dryRun) console.log('Verified: every encrypted value decrypts with the current key and salts');
 }
 
+/** The report as JSON on stdout; failures (never values) also on stderr, and exit 5. */
+export function printJsonReport(report: RotateReport, keys: string): void {
+	printJson(report);
+	if (report.failures.length) {
+		console.error(`haven: ${report.failures.length} value(s) cannot be decrypted with the current ${keys}`);
+		process.exitCode = ExitCode.partial;
+	}
+}
+
 export default function register(program: Command): void {
-	program
+	const command = program
 		.command('rotate-salt')
 		.description(
 			're-encrypt every encrypted field under the first salt of ENCRYPTION_SALT_LIST, bound to its row (older formats and values stored in the clear included)',
 		)
 		.option('--dry-run', 'count what would be re-encrypted, change nothing')
 		.option('--batch-size <n>', 'rows per transaction', positiveInteger, 500)
+		.option('--json', 'print the report as JSON (progress stays on stderr)')
 		.action(async (options: OptionValues) => {
-			await withDatabase(async (db) => {
-				const report = await rotateSalt(db.orm, fieldCipher(), {
-					batchSize: options.batchSize as number,
-					dryRun: Boolean(options.dryRun),
-					onProgress: progressPrinter(),
-				});
-				printReport(report, 'ENCRYPTION_KEY and ENCRYPTION_SALT_LIST');
-			});
+			await withDatabase(
+				async (db) => {
+					const report = await rotateSalt(db.orm, fieldCipher(), {
+						batchSize: options.batchSize as number,
+						dryRun: Boolean(options.dryRun),
+						onProgress: progressPrinter(),
+					});
+					if (options.json) printJsonReport(report, 'ENCRYPTION_KEY and ENCRYPTION_SALT_LIST');
+					else printReport(report, 'ENCRYPTION_KEY and ENCRYPTION_SALT_LIST');
+				},
+				{ migrated: true },
+			);
 		});
+	examples(command, [
+		'ENCRYPTION_SALT_LIST=new-salt,old-salt haven rotate-salt --dry-run',
+		'haven rotate-salt --batch-size 1000',
+		'haven rotate-salt --json 2>progress.log | jq ".failures | length"',
+	]);
 }

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { isSupportedCountry, renderCrisisReply } from '../../lib/crisis/resources.ts';
 import { screen } from '../../lib/crisis/screen.ts';
+import { examples } from '../output.ts';
 
 export interface ScreenOptions {
 	reply?: boolean;
@@ -23,7 +24,7 @@ export function screenLine(text: string, options: ScreenOptions = {}): string {
 }
 
 export default function register(program: Command): void {
-	program
+	const command = program
 		.command('screen')
 		.description('screen text for crisis signals offline (no database or configuration): one JSON line per text, without the text')
 		.argument('[text...]', 'the text to screen; without it, every line of standard input is screened')
@@ -42,4 +43,9 @@ export default function register(program: Command): void {
 				process.stdout.write(`${screenLine(line, options)}\n`);
 			}
 		});
+	examples(command, [
+		'haven screen "I can\'t do this anymore"',
+		'haven screen --reply --country GB "..."',
+		'haven screen < messages.txt | jq -r .level',
+	]);
 }

@@ -178,6 +178,8 @@ const fields = z.object({
 	FLEET_HEARTBEAT_MS: integer('FLEET_HEARTBEAT_MS', 10_000, 100, 20_000),
 	SERVICE_MIGRATE_ONLY: flag,
 	SERVICE_FORCE_DEPLOY: flag,
+	// Lets NODE_ENV=production start without ENCRYPTION_KEY or DATABASE_URL (productionRefusals).
+	HAVEN_ALLOW_INSECURE: flag,
 	HAVEN_VERSION: optionalText,
 	// Retention (src/lib/privacy/retention.ts): how long personal data is kept, and how often the purge job runs.
 	MEMORY_TTL_HOURS: integer('MEMORY_TTL_HOURS', 24, 1, 720),
@@ -237,6 +239,8 @@ function build(env: z.output<typeof schema>, raw: Record<string, string | undefi
 	const discordEnabled = Boolean(env.TOKEN && env.CLIENT_ID);
 	return {
 		production: env.NODE_ENV === 'production',
+		/** HAVEN_ALLOW_INSECURE: production starts even without ENCRYPTION_KEY or DATABASE_URL. */
+		allowInsecure: env.HAVEN_ALLOW_INSECURE,
 		discord: {
 			enabled: discordEnabled,
 			token: env.TOKEN,
@@ -343,6 +347,29 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
 export function loadConfig(): Config {
 	return parseConfig(readEnvironment());
+}
+
+/**
+ * What `haven serve` refuses in production (NODE_ENV=production): running without ENCRYPTION_KEY (people's words in the
+ * clear) or without DATABASE_URL (the embedded PostgreSQL is for trying Haven and development: no backups, no
+ * failover). Empty outside production, and when HAVEN_ALLOW_INSECURE is set.
+ */
+export function productionRefusals(config: Config): string[] {
+	if (!config.production || config.allowInsecure) return [];
+	const problems: string[] = [];
+	if (!config.encryption.key) {
+		problems.push('ENCRYPTION_KEY is not set: set it to 32 random bytes (openssl rand -hex 32) so sensitive fields are encrypted');
+	}
+	if (!config.database.url) {
+		problems.push(
+			'DATABASE_URL is not set: set it to your PostgreSQL (postgresql://user:password@host:5432/haven?sslmode=require); the embedded PostgreSQL is for trying Haven and development',
+		);
+	}
+	if (problems.length)
+		problems.push(
+			`NODE_ENV=production does not start without ${problems.length > 1 ? 'them' : 'it'}; to start anyway (not recommended), set HAVEN_ALLOW_INSECURE=1`,
+		);
+	return problems;
 }
 
 /** Startup notes an operator should see: what runs in a reduced mode and why. */

@@ -192,6 +192,8 @@ export interface PurgeOptions {
 	settings?: RetentionSettings;
 	/** Rows per statement, so a large backlog never holds one long lock. */
 	batchSize?: number;
+	/** Called after each rule, and after each server left long enough ago, with the rows it changed (or would). */
+	onProgress?: (step: { key: string; rows: number }) => void;
 }
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
@@ -249,6 +251,7 @@ export async function purge(orm: MikroORM, now: Date, options: PurgeOptions = {}
 		if (!(await tableExists(em, rule.table))) continue;
 		const rows = dryRun ? await count(em, rule.table, rule.where(now)) : await applyRule(em, rule, now, batchSize);
 		items.push({ key: rule.key, table: rule.table, action: rule.action, description: rule.description, rows });
+		options.onProgress?.({ key: rule.key, rows });
 	}
 
 	const cutoff = before(now, settings.guildGraceDays * DAY_MS);
@@ -263,6 +266,7 @@ export async function purge(orm: MikroORM, now: Date, options: PurgeOptions = {}
 				[id, cutoff],
 			);
 			if (!still.length) return false; // rejoined meanwhile
+			let serverRows = 0;
 			for (const column of steps) {
 				const policy = guildPolicyFor(column);
 				const action = policy === 'nullify' && column.nullable && !column.primary ? 'anonymise' : 'delete';
@@ -292,11 +296,14 @@ export async function purge(orm: MikroORM, now: Date, options: PurgeOptions = {}
 					rows: 0,
 				};
 				item.rows += rows;
+				serverRows += rows;
 				guildTotals.set(key, item);
 			}
-			return true;
+			return serverRows;
 		});
-		if (done) purged.push(id);
+		if (done === false) continue;
+		purged.push(id);
+		options.onProgress?.({ key: `server ${id}`, rows: done });
 	}
 	// Always report the server steps, zero or not, so the output has the same shape every time.
 	for (const column of steps) {

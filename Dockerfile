@@ -2,12 +2,12 @@
 # Haven: multi-stage build, small runtime, non-root user.
 # Node runs the TypeScript sources directly (type stripping), so the "build" is installing production dependencies.
 
-# The base image is pinned by digest, so a build never picks up a different image under the same tag.
-# PLACEHOLDER: the digest below is all zeros and must be replaced before the first build (the digest could not be
-# looked up where this file was written). Get the current one from the "Digest:" line of
+# The base image is pinned by digest, so a build never picks up a different image under the same tag. This digest of
+# node:24-slim is the one two unrelated public projects pinned and verified in 2026; it could not be checked against
+# the registry where this file was written. Refresh it on purpose: take the "Digest:" line of
 #   docker buildx imagetools inspect node:24-slim
-# and commit it here, or pass it per build: --build-arg NODE_IMAGE_DIGEST=sha256:<64 hex>. Update it on purpose.
-ARG NODE_IMAGE_DIGEST=sha256:0000000000000000000000000000000000000000000000000000000000000000
+# and commit it here, or pass one per build: --build-arg NODE_IMAGE_DIGEST=sha256:<64 hex>.
+ARG NODE_IMAGE_DIGEST=sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed61167806cee7ea7fbc29df
 
 FROM node:24-slim@${NODE_IMAGE_DIGEST} AS deps
 WORKDIR /app

@@ -28,6 +28,7 @@ import { retentionSettings, startRetentionScheduler, type RetentionScheduler } f
 import { loadLexicons } from './lib/crisis/screen.ts';
 import { createStats } from './lib/operations/stats.ts';
 import { currentStatus, ShardTracker } from './lib/operations/status.ts';
+import { SharedStore } from './lib/core/shared-store.ts';
 import { resolveVersion } from './lib/core/version.ts';
 import { startReminderScheduler } from './lib/wellbeing/reminder-dm.ts';
 import { claimShards, fleetIdentifyThrottler, newInstanceId, runFleetJob, startFleet } from './lib/fleet/fleet.ts';
@@ -96,6 +97,11 @@ export async function startHaven(config: Config): Promise<Haven> {
 		// Refuses a wrong ENCRYPTION_KEY, or a missing one when the database holds encrypted values (src/lib/db/key-check.ts).
 		if ((await checkEncryptionKey(db.orm, fieldCipher())) === 'recorded') log.info('Recorded the ENCRYPTION_KEY check values in app_state');
 
+		// REDIS_URL: rate limits and cooldowns shared by the fleet (src/lib/core/shared-store.ts); the start does not wait
+		// for it (while it is unreachable, the limits are kept in memory). Before the pieces load: they read it.
+		container.sharedStore = config.redis.url
+			? new SharedStore(config.redis.url, config.redis.keyPrefix, { info: (m) => log.info(m), warn: (m) => log.warn(m) })
+			: undefined;
 		client.stores.registerPath(PIECES);
 		acceptTypeScriptPieces(client.stores);
 		dropSapphireRegistration(client.stores);
@@ -156,6 +162,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 		await client.destroy().catch(() => undefined);
 		await container.fleet?.stop().catch(() => undefined);
 		container.fleet = undefined;
+		await container.sharedStore?.close();
 		metrics.close();
 		await db.close();
 		throw error;
@@ -234,6 +241,8 @@ async function shutdown(
 	await container.fleet?.stop();
 	container.fleet = undefined;
 	for (const store of client.stores.values()) await store.unloadAll().catch(() => undefined);
+	await container.sharedStore?.close();
+	container.sharedStore = undefined;
 	container.metrics.close();
 	await db.close();
 	container.logger.info('Haven stopped');

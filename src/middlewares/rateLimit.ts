@@ -4,7 +4,7 @@ import { ApiMiddleware } from '../lib/api/middleware.ts';
 import type { HttpRequest, HttpResponse } from '../lib/framework/http-request.ts';
 import { clientIp, proxyTrust, rateLimitKey, type ProxyTrust } from '../lib/api/client-ip.ts';
 import { HttpError } from '../lib/api/http-error.ts';
-import { FixedWindowLimiter, rateLimitHeaders, tightest } from '../lib/api/rate-limit.ts';
+import { FixedWindowLimiter, rateLimitHeaders, SharedWindowLimiter, tightest, type Limiter, type RateDecision } from '../lib/api/rate-limit.ts';
 import { isApiRoute, type RouteLimit } from '../lib/api/route.ts';
 
 const MINUTE = 60_000;
@@ -12,12 +12,14 @@ const MINUTE = 60_000;
 /**
  * Per client address (see `clientIp`): every request counts against RATE_LIMIT_PER_MINUTE, and a route with a
  * `limit` also against its own (RATE_LIMIT_CHAT_PER_MINUTE, RATE_LIMIT_FEEDBACK_PER_MINUTE). Every response carries
- * the RateLimit-* headers of the limit closest to running out; a 429 adds Retry-After.
+ * the RateLimit-* headers of the limit closest to running out; a 429 adds Retry-After. With REDIS_URL the windows are
+ * counted in the shared store, so the limits hold for the whole fleet (src/lib/api/rate-limit.ts, SharedWindowLimiter);
+ * without it, in this instance's memory.
  */
 export class RateLimitMiddleware extends ApiMiddleware {
 	readonly #trust: ProxyTrust;
-	readonly #all: FixedWindowLimiter;
-	readonly #routes: Record<RouteLimit, FixedWindowLimiter>;
+	readonly #all: Limiter;
+	readonly #routes: Record<RouteLimit, Limiter>;
 	/** Without proxy trust the key depends only on the connection: worked out once per keep-alive socket. */
 	readonly #socketKeys = new WeakMap<Socket, string>();
 
@@ -25,19 +27,35 @@ export class RateLimitMiddleware extends ApiMiddleware {
 		super(context, { position: 12 });
 		const { rateLimits, trustProxy } = this.container.config.api;
 		this.#trust = proxyTrust(trustProxy);
-		this.#all = new FixedWindowLimiter(rateLimits.perMinute, MINUTE);
+		const store = this.container.sharedStore;
+		const limiter = (name: string, limit: number): Limiter =>
+			store ? new SharedWindowLimiter(store, `http:${name}`, limit, MINUTE) : new FixedWindowLimiter(limit, MINUTE);
+		this.#all = limiter('all', rateLimits.perMinute);
 		this.#routes = {
-			chat: new FixedWindowLimiter(rateLimits.chatPerMinute, MINUTE),
-			feedback: new FixedWindowLimiter(rateLimits.feedbackPerMinute, MINUTE),
+			chat: limiter('chat', rateLimits.chatPerMinute),
+			feedback: limiter('feedback', rateLimits.feedbackPerMinute),
 		};
 	}
 
+	/** Synchronous with the in-memory limits; waits for the shared store's answers with REDIS_URL. */
 	override run(request: HttpRequest, response: HttpResponse) {
 		const key = this.#key(request);
-		let decision = this.#all.take(key);
 		const limit = isApiRoute(request.route) ? request.route.doc.limit : undefined;
-		const refusedByAll = !decision.allowed;
-		if (limit && decision.allowed) decision = tightest([decision, this.#routes[limit].take(key)]);
+		const all = this.#all.take(key);
+		if (all instanceof Promise) return all.then((decision) => this.#route(decision, key, limit, request, response));
+		return this.#route(all, key, limit, request, response);
+	}
+
+	/** The route's own limit, counted only when the overall one allowed the request. */
+	#route(all: RateDecision, key: string, limit: RouteLimit | undefined, request: HttpRequest, response: HttpResponse) {
+		if (!limit || !all.allowed) return this.#answer(all, true, limit, request, response);
+		const own = this.#routes[limit].take(key);
+		if (own instanceof Promise) return own.then((decision) => this.#answer(tightest([all, decision]), false, limit, request, response));
+		return this.#answer(tightest([all, own]), false, limit, request, response);
+	}
+
+	#answer(decision: RateDecision, overall: boolean, limit: RouteLimit | undefined, request: HttpRequest, response: HttpResponse): void {
+		const refusedByAll = overall && !decision.allowed;
 		const headers = rateLimitHeaders(decision);
 		for (const name in headers) response.setHeader(name, headers[name]!);
 		if (!decision.allowed) {

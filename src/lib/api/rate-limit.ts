@@ -11,6 +11,9 @@
  * windows end and free room. So a flood of made-up addresses costs bounded memory and gets one limit between them.
  */
 
+import type { RateLimiterRedis } from 'rate-limiter-flexible';
+import { consume, type SharedStore } from '../core/shared-store.ts';
+
 export const DEFAULT_MAX_KEYS = 50_000;
 const OVERFLOW_KEY = '\0overflow';
 const FULL_SWEEP_EVERY_MS = 1_000;
@@ -74,6 +77,43 @@ export class FixedWindowLimiter {
 
 	get size(): number {
 		return this.#windows.size;
+	}
+}
+
+/** A limit as the middleware sees it: in memory (answers at once) or in the shared store (answers later). */
+export interface Limiter {
+	readonly limit: number;
+	take(key: string): RateDecision | Promise<RateDecision>;
+}
+
+/**
+ * The same fixed windows, counted in the shared store (REDIS_URL) so that every instance of a fleet counts against one
+ * window per client: a window opens with the client's first request to any instance and lasts `windowMs` (whole
+ * seconds). When the store is unavailable or fails (src/lib/core/shared-store.ts), the request is counted in this
+ * instance's own `FixedWindowLimiter` instead: never an error for the client, one instance's count for a while.
+ */
+export class SharedWindowLimiter implements Limiter {
+	readonly limit: number;
+	readonly windowMs: number;
+	readonly #store: SharedStore;
+	readonly #shared: RateLimiterRedis;
+	readonly fallback: FixedWindowLimiter;
+
+	constructor(store: SharedStore, name: string, limit: number, windowMs: number) {
+		this.limit = limit;
+		this.windowMs = windowMs;
+		this.#store = store;
+		this.#shared = store.limiter(name, limit, windowMs);
+		this.fallback = new FixedWindowLimiter(limit, windowMs);
+	}
+
+	take(key: string): RateDecision | Promise<RateDecision> {
+		if (!this.#store.available()) return this.fallback.take(key);
+		return consume(this.#store, this.#shared, key).then((use) =>
+			use
+				? { allowed: use.allowed, limit: this.limit, remaining: this.limit - use.consumed, resetMs: Math.max(0, use.msBeforeNext) }
+				: this.fallback.take(key),
+		);
 	}
 }
 

@@ -158,6 +158,11 @@ const fields = z.object({
 	INTEGRATION_TOKEN: optionalText,
 	INTEGRATION_BASE_URL: url('INTEGRATION_BASE_URL'),
 	DISCORD_API_URL: url('DISCORD_API_URL'),
+	// A fleet's shared rate limits and cooldowns (src/lib/core/shared-store.ts): Valkey or Redis; unset keeps them in memory.
+	REDIS_URL: optionalText.refine((value) => value === undefined || /^rediss?:\/\/.+/.test(value), {
+		message: 'REDIS_URL must be a redis:// or rediss:// URL',
+	}),
+	REDIS_KEY_PREFIX: optionalText,
 	// A fleet of instances on one database (src/lib/fleet): the fleet's shard total and this instance's shards.
 	SHARD_COUNT: optionalText.transform((value, ctx) => {
 		const parsed = parseShardCount(value);
@@ -313,6 +318,8 @@ function build(env: z.output<typeof schema>, raw: Record<string, string | undefi
 		/** Shards (src/lib/fleet): the fleet's total (`auto`: Discord's recommendation), this instance's (undefined: all). */
 		fleet: { shardCount: env.SHARD_COUNT.value, shardIds: env.SHARD_IDS, heartbeatMs: env.FLEET_HEARTBEAT_MS },
 		patchNotesPath: env.PATCHNOTES_PATH,
+		/** REDIS_URL and the prefix of every key Haven writes there (REDIS_KEY_PREFIX, default `haven:`). */
+		redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX ?? 'haven:' },
 		integration: { token: env.INTEGRATION_TOKEN, baseUrl: env.INTEGRATION_BASE_URL },
 		version: env.HAVEN_VERSION,
 		retention: {

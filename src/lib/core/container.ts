@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Bot } from '../discord/bot.ts';
 import type { Database } from '../db/index.ts';
 import type { StatsSource } from '../operations/stats.ts';
+import type { SharedStore } from './shared-store.ts';
 import type { ShardTracker } from '../operations/status.ts';
 
 /** Services hang on Sapphire's container; every piece reaches them as `this.container.<name>`. */
@@ -16,6 +17,8 @@ declare module '@sapphire/pieces' {
 		/** Keys the AI safety identifiers (src/lib/companion/companion.ts, `loadAiIdentifierKey`); set at startup. */
 		aiIdentifierKey: Buffer;
 		stats: StatsSource;
+		/** REDIS_URL: the store a fleet shares its rate limits and cooldowns in; undefined keeps them in memory. */
+		sharedStore: SharedStore | undefined;
 		shards: ShardTracker;
 		/** The Discord bot's services; undefined in API-only mode. */
 		bot: Bot | undefined;

@@ -31,6 +31,7 @@ import { currentStatus, ShardTracker } from './lib/operations/status.ts';
 import { SharedStore } from './lib/core/shared-store.ts';
 import { resolveVersion } from './lib/core/version.ts';
 import { startReminderScheduler } from './lib/wellbeing/reminder-dm.ts';
+import { startCareScheduler } from './lib/care/scheduler.ts';
 import { claimShards, fleetIdentifyThrottler, newInstanceId, runFleetJob, startFleet } from './lib/fleet/fleet.ts';
 import { fleetShardsFor } from './lib/fleet/discord.ts';
 import { formatShardIds } from './lib/fleet/shard-config.ts';
@@ -147,6 +148,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 			await container.bot.deploy();
 			// Check-in reminders (src/lib/wellbeing): a tick a minute; stopped first at shutdown.
 			container.reminders = startReminderScheduler(client, () => db.orm.em.fork());
+			// Follow-ups after a crisis and unacknowledged-alert reminders (src/lib/care): a tick a minute.
+			container.care = startCareScheduler(client, () => db.orm.em.fork());
 		} else {
 			container.fleet = startFleet({ orm: db.orm, instanceId, heartbeatMs: config.fleet.heartbeatMs, log });
 		}
@@ -158,6 +161,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 		}
 		await container.reminders?.stop().catch(() => undefined);
 		container.reminders = undefined;
+		await container.care?.stop().catch(() => undefined);
+		container.care = undefined;
 		await container.bot?.stop().catch(() => undefined);
 		await client.destroy().catch(() => undefined);
 		await container.fleet?.stop().catch(() => undefined);
@@ -235,6 +240,8 @@ async function shutdown(
 	clearTimeout(deadline);
 	await container.reminders?.stop();
 	container.reminders = undefined;
+	await container.care?.stop();
+	container.care = undefined;
 	await container.bot?.stop();
 	await client.destroy();
 	// After leaving Discord: the shards are handed back only once this instance no longer serves them.

@@ -114,8 +114,9 @@ describe('the AI provider failing, every way, on every surface', () => {
 			assert.deepEqual(dmMessages(alice), [fallbackFor(fault.kind)]);
 			assert.equal(inCrisis.resources, 'sent');
 			assert.equal(inCrisis.aiReply, false);
-			assert.equal(dmMessages(bob).length, 1, 'the resources only');
+			assert.equal(dmMessages(bob).length, 2, 'the resources and the care offer, no AI');
 			assert.ok(dmMessages(bob)[0]!.length > 50);
+			assert.match(dmMessages(bob)[1]!, /check on you later/);
 
 			for (const request of world.fake.requests)
 				assert.ok(!JSON.stringify(request.body ?? '').includes('SECRET'), 'no provider text on Discord');
@@ -131,7 +132,12 @@ describe('the AI provider failing, every way, on every surface', () => {
 		assert.ok(performance.now() - started < 3_000, "answered within Discord's 3 s");
 		assert.ok(textOf(callback.body).length > 50, 'resources first');
 		await command;
-		assert.equal(ix.requests().filter((r) => r.method === 'POST' && r.path.startsWith('/webhooks/')).length, 0, 'no AI follow-up');
+		const followups = ix.requests().filter((r) => r.method === 'POST' && r.path.startsWith('/webhooks/'));
+		assert.deepEqual(
+			followups.map((r) => /check on you later/.test(textOf(r.body))),
+			[true],
+			'the care offer only: no AI follow-up',
+		);
 	});
 
 	test('the metrics count each failure by kind', async () => {

@@ -117,7 +117,9 @@ describe('/crisis', () => {
 		assertPrivate(callback.body.data);
 		assert.match(callback.body.data.content, /glad you told me/);
 		assert.equal(outcome.aiReply, true);
-		const followup = await ix.followup(0);
+		const care = await ix.followup(0);
+		assert.match(care.body.content, /check on you later/, 'the care offer comes right after the resources');
+		const followup = await ix.followup(1);
 		assert.equal(followup.body.flags & MessageFlags.Ephemeral, MessageFlags.Ephemeral);
 		assert.match(followup.body.content, /I hear you/);
 		assert.ok(!followup.body.content.includes('555'), 'no number from the AI');
@@ -136,7 +138,12 @@ describe('/crisis', () => {
 		const { ix, callback, outcome } = await crisis({ message: 'i want to die' });
 		assert.match(callback.body.data.content, /glad you told me/);
 		assert.equal(outcome.aiReply, false);
-		assert.equal(ix.requests().filter((r) => r.method === 'POST' && r.path.startsWith('/webhooks/')).length, 0);
+		const followups = ix.requests().filter((r) => r.method === 'POST' && r.path.startsWith('/webhooks/'));
+		assert.deepEqual(
+			followups.map((r) => /check on you later/.test(r.body.content)),
+			[true],
+			'the care offer only',
+		);
 	});
 });
 

@@ -199,6 +199,7 @@ describe('settings', () => {
 			alertsEnabled: false,
 			alertChannelId: null,
 			alertRoleId: null,
+			alertEscalateMinutes: null,
 			country: null,
 			offerResourcesToAuthor: false,
 			checkinChannelId: null,

@@ -81,7 +81,10 @@ describe('direct messages', () => {
 		assert.equal(outcome.resources, 'sent');
 		assert.equal(outcome.aiReply, true);
 		const dm = dmOf(s.fake, BOB);
-		const posts = postsTo(s.fake, dm);
+		const [first, care, ...rest] = postsTo(s.fake, dm);
+		// After the resources, the care offer (a follow-up, a safety plan: test/safety/care.test.ts), then the AI.
+		assert.match(care!.body.content, /check on you later/);
+		const posts = [first, ...rest];
 		assert.equal(posts.length, 2);
 		// Resources first: deterministic, from the directory (no country set: the worldwide directory).
 		assert.match(posts[0]!.body.content, /findahelpline\.com/);
@@ -138,8 +141,9 @@ describe('direct messages', () => {
 		assert.equal(outcome.resources, 'sent');
 		assert.equal(outcome.aiReply, false);
 		const posts = postsTo(s.fake, dmOf(s.fake, ALICE));
-		assert.equal(posts.length, 1);
+		assert.equal(posts.length, 2, 'the resources and the care offer');
 		assert.match(posts[0]!.body.content, /findahelpline/);
+		assert.match(posts[1]!.body.content, /check on you later/);
 	});
 
 	test('the AI stalling: the resources go out at once, while the AI request is still held', async () => {
@@ -153,7 +157,7 @@ describe('direct messages', () => {
 		const outcome = await done; // the AI gives up after OPENAI_TIMEOUT_MS
 		assert.equal(outcome.aiReply, false);
 		assert.ok(completions(s.openai).length >= 1, 'the AI was asked');
-		assert.equal(postsTo(s.fake, dmOf(s.fake, ALICE)).length, 1, 'no fallback after the resources');
+		assert.equal(postsTo(s.fake, dmOf(s.fake, ALICE)).length, 2, 'the resources and the care offer, no fallback');
 	});
 
 	test('ambiguous text: the moderation pass may raise it to a crisis', async () => {
@@ -236,7 +240,9 @@ describe('mentions in a server', () => {
 		assert.equal(outcome.level, 'high');
 		assert.equal(outcome.resources, 'sent');
 		const dm = dmOf(s.fake, CAROL);
-		const dmPosts = postsTo(s.fake, dm);
+		const [first, care, ...rest] = postsTo(s.fake, dm);
+		assert.match(care!.body.content, /check on you later/, 'the care offer, by DM too');
+		const dmPosts = [first, ...rest];
 		assert.equal(dmPosts.length, 2);
 		assert.match(dmPosts[0]!.body.content, /Samaritans/, "Carol's own country (GB)");
 		assert.match(dmPosts[1]!.body.content, /I hear you/);
@@ -298,7 +304,7 @@ describe('mentions in a server', () => {
 			assert.equal(postsTo(s.fake, s.general).length, 0);
 			const crisis = await sendMention(ALICE, 'i want to die').done;
 			assert.equal(crisis.resources, 'sent');
-			assert.equal(postsTo(s.fake, dmOf(s.fake, ALICE)).length, 1, 'resources only');
+			assert.equal(postsTo(s.fake, dmOf(s.fake, ALICE)).length, 2, 'resources and the care offer only');
 			assert.equal(completions(s.openai).length, 0);
 		} finally {
 			// Another admin (the command has a 5 s cooldown per person).

@@ -40,6 +40,7 @@ export class CheckInCommand extends HavenCommand {
 			},
 			{
 				reply: (content) => send(interaction, { content }),
+				followUpView: (view) => send(interaction, view),
 				dmAuthor: async (messages) => {
 					try {
 						for (const content of messages) await target.author.send({ content, allowedMentions: NO_MENTIONS });

@@ -50,6 +50,7 @@ export class CrisisCommand extends HavenCommand {
 			{
 				reply: (content) => send(interaction, { content }),
 				followUp: (content) => send(interaction, { content }),
+				followUpView: (view) => send(interaction, view),
 			},
 		);
 	}

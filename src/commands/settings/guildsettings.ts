@@ -5,7 +5,7 @@ import { HavenCommand } from '../../lib/discord/command.ts';
 import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { GUILD_ONLY_MESSAGE } from '../../lib/discord/info-views.ts';
 import { respondSoon, send, type View } from '../../lib/discord/reply.ts';
-import { FEATURE_LABELS, FEATURES, getGuildSettings, updateGuildSettings } from '../../lib/settings/guild-settings.ts';
+import { ESCALATE_MAX_MINUTES, FEATURE_LABELS, FEATURES, getGuildSettings, updateGuildSettings } from '../../lib/settings/guild-settings.ts';
 import { channelToCheck, patchFromOptions, type ChannelFacts, type GuildSettingsOptions } from '../../lib/settings/guild-settings-options.ts';
 import { botMember } from '../../lib/discord/guilds.ts';
 import { renderGuildSettings, type RoleCheckInput } from '../../lib/settings/views.ts';
@@ -40,6 +40,13 @@ export const definition: CommandDefinition = {
 				},
 				{ type: ApplicationCommandOptionType.Role, name: 'role', description: 'A role to ping with each alert' },
 				{ type: ApplicationCommandOptionType.Boolean, name: 'no-role', description: 'Stop pinging a role' },
+				{
+					type: ApplicationCommandOptionType.Integer,
+					name: 'escalate-after',
+					description: 'Raise a high or imminent alert again if nobody acknowledged it within these minutes (0: never)',
+					min_value: 0,
+					max_value: ESCALATE_MAX_MINUTES,
+				},
 			],
 		},
 		{
@@ -107,6 +114,7 @@ function readOptions(interaction: Command.ChatInputCommandInteraction): GuildSet
 				channelId: options.getChannel('channel')?.id ?? null,
 				roleId: options.getRole('role')?.id ?? null,
 				noRole: options.getBoolean('no-role') === true,
+				escalateAfter: options.getInteger('escalate-after'),
 			};
 		case 'country':
 			return { sub, country: options.getString('country', true) };

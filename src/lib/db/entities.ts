@@ -147,6 +147,8 @@ export const CrisisEvent = defineEntity({
 		acknowledgedAt: p.datetime().nullable(),
 		resolvedBy: snowflake().nullable(),
 		resolvedAt: p.datetime().nullable(),
+		/** When an unacknowledged alert was raised again (guild setting `alertEscalateMinutes`). */
+		escalatedAt: p.datetime().nullable(),
 		createdAt: createdAt(),
 	},
 });
@@ -265,6 +267,53 @@ export const GameVote = defineEntity({
 });
 
 (entities as unknown[]).push(CheckInReminder, GameRound, GameVote);
+
+// =====================================================================================================================
+// Care after a crisis (safety plans, follow-ups, alert reminders); their migration is Migration20261124200000Care.
+
+/**
+ * A person's safety plan (`/safetyplan`): seven parts, each the person's own words, encrypted and bound to the row.
+ * One row per person; `usedAt` (the last view or edit) drives its retention.
+ */
+export const SafetyPlan = defineEntity({
+	name: 'SafetyPlan',
+	tableName: 'safety_plans',
+	indexes: [{ properties: ['usedAt'] }],
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		userId: snowflake().unique(),
+		warningSigns: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
+		coping: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
+		distractions: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
+		people: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
+		professionals: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
+		environment: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
+		reasons: p.type(new EncryptedText({ owner: 'userId' })).nullable(),
+		createdAt: createdAt(),
+		updatedAt: p
+			.datetime()
+			.onCreate(() => new Date())
+			.onUpdate(() => new Date()),
+		usedAt: p.datetime().onCreate(() => new Date()),
+	},
+});
+
+/**
+ * A follow-up DM a person asked for after a crisis reply ("Check on me tomorrow"): who and when, nothing they wrote.
+ * One per person (asking again moves it). Claimed by deleting the row (compare-and-set on `dueAt`), so it is sent once.
+ */
+export const CrisisFollowUp = defineEntity({
+	name: 'CrisisFollowUp',
+	tableName: 'crisis_follow_ups',
+	indexes: [{ properties: ['dueAt'] }],
+	properties: {
+		userId: snowflake().primary(),
+		dueAt: p.datetime(),
+		createdAt: createdAt(),
+	},
+});
+
+(entities as unknown[]).push(SafetyPlan, CrisisFollowUp);
 
 // =====================================================================================================================
 // Care after the first contact (journal, gratitude) and the people Haven has served; their migration is

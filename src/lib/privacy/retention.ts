@@ -47,6 +47,10 @@ export const DEFAULT_RETENTION: Readonly<RetentionSettings> = Object.freeze({
 
 /** Game rounds (and their votes) are short-lived: kept this many days. */
 export const GAME_ROUND_DAYS = 30;
+/** A safety plan nobody opened or edited for this long is deleted (each view or edit restarts the count). */
+export const SAFETY_PLAN_DAYS = 730;
+/** A follow-up still unsent this long after it was due (the bot was down) is dropped: it would come far too late. */
+export const FOLLOW_UP_STALE_DAYS = 2;
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -62,6 +66,8 @@ export interface RetentionRule {
 	where: (now: Date) => { sql: string; params: unknown[] };
 	/** For `anonymise`: the `set` clause. */
 	set?: string;
+	/** The table's key column, when it is not `id`. */
+	idColumn?: string;
 }
 
 const before = (now: Date, ms: number) => new Date(now.getTime() - ms);
@@ -140,6 +146,21 @@ export function retentionRules(settings: RetentionSettings = DEFAULT_RETENTION):
 			description: `game rounds and their votes older than ${GAME_ROUND_DAYS} days deleted`,
 			where: (now) => ({ sql: 'created_at < ?', params: [before(now, GAME_ROUND_DAYS * DAY_MS)] }),
 		},
+		{
+			key: 'safety_plans',
+			table: 'safety_plans',
+			action: 'delete',
+			description: `safety plans neither opened nor edited for ${SAFETY_PLAN_DAYS} days deleted`,
+			where: (now) => ({ sql: 'used_at < ?', params: [before(now, SAFETY_PLAN_DAYS * DAY_MS)] }),
+		},
+		{
+			key: 'crisis_follow_ups',
+			table: 'crisis_follow_ups',
+			idColumn: 'user_id',
+			action: 'delete',
+			description: `follow-ups still unsent ${FOLLOW_UP_STALE_DAYS} days after they were due deleted`,
+			where: (now) => ({ sql: 'due_at < ?', params: [before(now, FOLLOW_UP_STALE_DAYS * DAY_MS)] }),
+		},
 	];
 }
 
@@ -155,6 +176,8 @@ export function retentionTable(settings: RetentionSettings = DEFAULT_RETENTION):
 		{ data: 'Who a conversation count belongs to', kept: days(settings.conversationUserDays), then: 'removed; the count stays' },
 		{ data: 'Rejected feedback', kept: `${days(settings.rejectedFeedbackDays)} after review`, then: 'deleted' },
 		{ data: 'Game rounds and votes', kept: days(GAME_ROUND_DAYS), then: 'deleted' },
+		{ data: 'Safety plan', kept: `${days(SAFETY_PLAN_DAYS)} after you last opened or edited it`, then: 'deleted (`/safetyplan clear` any time)' },
+		{ data: 'A follow-up you asked for ("check on me")', kept: 'until it is sent or cancelled', then: 'deleted; nothing of it is kept' },
 		{
 			data: "A server's settings and server data, after Haven leaves",
 			kept: days(settings.guildGraceDays),
@@ -217,11 +240,12 @@ async function applyRule(em: EntityManager, rule: RetentionRule, now: Date, batc
 	const where = rule.where(now);
 	let total = 0;
 	for (;;) {
-		const inner = `select id from ${quote(rule.table)} where ${where.sql} limit ${batchSize}`;
+		const id = quote(rule.idColumn ?? 'id');
+		const inner = `select ${id} from ${quote(rule.table)} where ${where.sql} limit ${batchSize}`;
 		const sql =
 			rule.action === 'delete'
-				? `delete from ${quote(rule.table)} where id in (${inner})`
-				: `update ${quote(rule.table)} set ${rule.set} where id in (${inner})`;
+				? `delete from ${quote(rule.table)} where ${id} in (${inner})`
+				: `update ${quote(rule.table)} set ${rule.set} where ${id} in (${inner})`;
 		const rows = affected(await em.execute(sql, where.params, 'run'));
 		total += rows;
 		if (rows < batchSize) return total;

@@ -67,6 +67,8 @@ export const USER_DATA_POLICY: Readonly<Record<string, UserColumnPolicy>> = {
 	// rounds are short-lived games, and keeping one would keep who started it.
 	'GameRound.startedBy': { delete: 'rows', export: 'rows', why: 'games the person started' },
 	'GameVote.userId': { delete: 'rows', export: 'rows', why: "the person's answers and votes in games" },
+	'SafetyPlan.userId': { delete: 'rows', export: 'rows', why: 'the safety plan (/safetyplan), every part decrypted' },
+	'CrisisFollowUp.userId': { delete: 'rows', export: 'rows', why: 'a follow-up DM the person asked for after a crisis reply (when it is due)' },
 	'JournalEntry.userId': { delete: 'rows', export: 'rows', why: 'journal entries, their mood and reflection' },
 	'GratitudeItem.userId': { delete: 'rows', export: 'rows', why: 'gratitude items ("three good things")' },
 	'ServedUser.userId': { delete: 'rows', export: 'rows', why: 'when Haven first served the person (the users total keeps counting)' },

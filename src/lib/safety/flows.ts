@@ -12,6 +12,9 @@ import { DEFAULT_GUILD_SETTINGS, getGuildSettings, type GuildSettings } from '..
 import { DEFAULT_USER_SETTINGS, getUserSettings, resourceCountry, type UserSettings } from '../settings/user-settings.ts';
 import { sendAlert, type AlertOutcome, type AlertPoster } from './alerts.ts';
 import { recordCrisisEvent, type NewCrisisEvent } from './events.ts';
+import { renderCareOffer } from '../care/follow-ups.ts';
+import { hasPlan } from '../care/safety-plan.ts';
+import type { View } from '../discord/reply.ts';
 import {
 	alertsConfigured,
 	atLeast,
@@ -128,6 +131,26 @@ async function alert(
 	}
 }
 
+/**
+ * After the crisis reply went out, never before: the person's safety plan when they have one (else the offer to make
+ * one) and "Check on me later". Reading whether there is a plan is bounded: on a slow database, the offer to make one.
+ */
+async function offerCare(deps: SafetyDeps, userId: string, send: ((view: View) => Promise<unknown>) | undefined): Promise<CareOffered | undefined> {
+	if (!send) return undefined;
+	try {
+		const withPlan = await within(hasPlan(deps.em(), userId), SETTINGS_TIMEOUT_MS, false);
+		const delivered = await send(renderCareOffer(userId, withPlan));
+		if (delivered !== undefined && delivered !== 'sent') return undefined;
+		return withPlan ? 'plan' : 'make-plan';
+	} catch (error) {
+		deps.log.warn(`Safety: the care offer failed: ${describeError(error)}`);
+		return undefined;
+	}
+}
+
+/** What the care offer after a crisis reply held: the person's plan, or the offer to make one. */
+export type CareOffered = 'plan' | 'make-plan';
+
 const settle = async (deps: SafetyDeps, what: string, work: Promise<unknown>) => {
 	try {
 		await work;
@@ -155,6 +178,8 @@ export type Delivery = 'sent' | 'closed' | 'failed';
 export interface MessageReplies {
 	/** Privately: in the DM itself, or (a mention) a new DM to the author. 'closed': Discord refused with 50007. */
 	private(content: string): Promise<Delivery>;
+	/** Privately, a message with buttons (the care offer after the crisis reply); absent: no offer. */
+	privateView?(view: View): Promise<Delivery>;
 	/** In the mention's channel, not as a reply (no quote); pings only `ping`, when given. */
 	public(content: string, ping?: string): Promise<void>;
 	/** The companion's ordinary answer where the message was written. */
@@ -183,6 +208,8 @@ export interface MessageOutcome {
 	eventId?: number;
 	alert?: AlertOutcome;
 	aiReply: boolean;
+	/** The care offer sent after the resources, if any. */
+	care?: CareOffered;
 }
 
 export async function handleMessage(
@@ -231,6 +258,8 @@ export async function handleMessage(
 	if (resources === 'failed') deps.log.warn(`Safety: crisis resources could not be delivered (${message.kind})`);
 
 	const outcome: MessageOutcome = { level: assessment.level, screened, resources, aiReply: false };
+	// The care offer (the plan, a follow-up), privately, once the resources are out.
+	if (resources === 'sent') outcome.care = await offerCare(deps, message.authorId, replies.privateView?.bind(replies));
 	const alertsOn = message.guildId !== null && alertsConfigured(guild);
 
 	// 2 and 3. The event (the second opinion may still raise a concern), then the alert.
@@ -294,6 +323,8 @@ export interface InteractionReplies {
 	reply(content: string): Promise<void>;
 	/** A later ephemeral message. */
 	followUp(content: string): Promise<void>;
+	/** A later ephemeral message with buttons (the care offer after the crisis reply); absent: no offer. */
+	followUpView?(view: View): Promise<void>;
 }
 
 /**
@@ -303,6 +334,7 @@ export interface InteractionReplies {
 export interface CommandOutcome {
 	eventId?: number;
 	aiReply: boolean;
+	care?: CareOffered;
 }
 
 export async function crisisCommand(
@@ -318,6 +350,7 @@ export async function crisisCommand(
 
 	const asked = atLeast(assessment ?? NO_RISK, 'concern', ['help_seeking']);
 	const result: CommandOutcome = { aiReply: false };
+	result.care = await offerCare(deps, input.userId, replies.followUpView?.bind(replies));
 	const recorded = (async () => {
 		result.eventId = await record(deps, {
 			guildId: input.guildId,
@@ -359,12 +392,15 @@ export interface CheckInReplies {
 	reply(content: string): Promise<void>;
 	/** DMs to the message's author (the offer). */
 	dmAuthor(messages: string[]): Promise<Delivery>;
+	/** A later ephemeral message with buttons (the care offer, on one's own message); absent: no offer. */
+	followUpView?(view: View): Promise<void>;
 }
 
 export interface CheckInOutcome {
 	eventId?: number;
 	alert?: AlertOutcome;
 	authorOffer?: Delivery | 'skipped';
+	care?: CareOffered;
 }
 
 /** The last offer DM per author per server (process memory: a restart forgets it, which errs on the side of offering). */
@@ -404,6 +440,7 @@ export async function checkInOnMessage(
 
 	if (input.authorId === input.reporterId) {
 		await replies.reply(renderCrisisCommandReply(own, resourceCountry(reporter, guild)));
+		outcome.care = await offerCare(deps, input.reporterId, replies.followUpView?.bind(replies));
 		const asked = atLeast(own, 'concern', ['help_seeking']);
 		outcome.eventId = await record(deps, {
 			guildId: input.guildId,

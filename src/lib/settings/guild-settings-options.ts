@@ -1,5 +1,12 @@
 import { INTERNATIONAL } from '../crisis/resources.ts';
-import { applyGuildSettingsPatch, DEFAULT_GUILD_SETTINGS, FEATURES, type Feature, type GuildSettingsPatch } from './guild-settings.ts';
+import {
+	applyGuildSettingsPatch,
+	DEFAULT_GUILD_SETTINGS,
+	ESCALATE_MIN_MINUTES,
+	FEATURES,
+	type Feature,
+	type GuildSettingsPatch,
+} from './guild-settings.ts';
 import { checkAlertRole, checkChannel, type ChannelCheckInput, type RoleCheckInput } from './views.ts';
 
 /**
@@ -10,7 +17,7 @@ import { checkAlertRole, checkChannel, type ChannelCheckInput, type RoleCheckInp
 
 /** The options of one changing subcommand, as Discord gave them (the chosen channel and role as ids). */
 export type GuildSettingsOptions =
-	| { sub: 'alerts'; enabled: boolean; channelId: string | null; roleId: string | null; noRole: boolean }
+	| { sub: 'alerts'; enabled: boolean; channelId: string | null; roleId: string | null; noRole: boolean; escalateAfter?: number | null }
 	| { sub: 'country'; country: string }
 	| { sub: 'author-offer'; enabled: boolean }
 	| { sub: 'checkin-channel'; channelId: string | null }
@@ -71,6 +78,9 @@ export function patchFromOptions(options: GuildSettingsOptions, facts: GuildSett
 			}
 			patch.alertsEnabled = options.enabled;
 			if (options.channelId) patch.alertChannelId = options.channelId;
+			// 0 turns the reminder off; otherwise minutes within the schema's range (Discord enforces it too).
+			if (options.escalateAfter !== undefined && options.escalateAfter !== null)
+				patch.alertEscalateMinutes = options.escalateAfter > 0 ? Math.max(ESCALATE_MIN_MINUTES, options.escalateAfter) : null;
 			break;
 		}
 		case 'country':

@@ -18,6 +18,9 @@ export const FEATURE_LABELS: Record<Feature, string> = {
 	ghostLetters: 'Ghost letters',
 };
 
+export const ESCALATE_MIN_MINUTES = 5;
+export const ESCALATE_MAX_MINUTES = 1_440;
+
 const SNOWFLAKE = /^\d{17,20}$/;
 const snowflake = z.string().regex(SNOWFLAKE).nullable().default(null).catch(null);
 const flag = (fallback: boolean) => z.boolean().default(fallback).catch(fallback);
@@ -34,6 +37,8 @@ export const guildSettingsSchema = z.object({
 	alertChannelId: snowflake,
 	/** Pinged on each alert (only this role: allowed_mentions), optional. */
 	alertRoleId: snowflake,
+	/** A high or imminent alert nobody acknowledged within this many minutes is raised once more; null: never (default). */
+	alertEscalateMinutes: z.number().int().min(ESCALATE_MIN_MINUTES).max(ESCALATE_MAX_MINUTES).nullable().default(null).catch(null),
 	/** Default country for crisis resources (a code of the directory); null = the international directory. */
 	country: z
 		.string()
@@ -58,6 +63,7 @@ export interface GuildSettingsPatch {
 	alertsEnabled?: boolean;
 	alertChannelId?: string | null;
 	alertRoleId?: string | null;
+	alertEscalateMinutes?: number | null;
 	country?: string | null;
 	offerResourcesToAuthor?: boolean;
 	checkinChannelId?: string | null;

@@ -18,7 +18,10 @@ const onOff = (value: boolean) => (value ? 'on' : 'off');
 export function renderGuildSettings(settings: GuildSettings, notices: readonly string[] = []): View {
 	const alerts = settings.alertsEnabled
 		? settings.alertChannelId
-			? `**On**, in <#${settings.alertChannelId}>${settings.alertRoleId ? `, pinging <@&${settings.alertRoleId}>` : ', no role pinged'}`
+			? `**On**, in <#${settings.alertChannelId}>${settings.alertRoleId ? `, pinging <@&${settings.alertRoleId}>` : ', no role pinged'}` +
+				(settings.alertEscalateMinutes
+					? `; a high or imminent alert nobody acknowledged within ${settings.alertEscalateMinutes} minutes is raised once more`
+					: '; unacknowledged alerts are not raised again')
 			: '**On**, but no channel is set: nothing is posted until one is'
 		: `**Off**${settings.alertChannelId ? ` (channel kept: <#${settings.alertChannelId}>)` : ''}`;
 	const embed: APIEmbed = {

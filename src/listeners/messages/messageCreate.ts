@@ -1,7 +1,7 @@
 import { Events, Listener } from '@sapphire/framework';
 import { DiscordAPIError, RESTJSONErrorCodes, type Message } from 'discord.js';
 import { describeError } from '../../lib/discord/interaction-errors.ts';
-import { NO_MENTIONS } from '../../lib/discord/reply.ts';
+import { NO_MENTIONS, type View } from '../../lib/discord/reply.ts';
 import { handleMessage, type Delivery } from '../../lib/safety/flows.ts';
 import { stripBotMention } from '../../lib/safety/policy.ts';
 
@@ -27,10 +27,11 @@ export class MessageCreate extends Listener<typeof Events.MessageCreate> {
 		const where = inGuild ? 'mention' : 'dm';
 		const sendable = message.channel.isSendable() ? message.channel : null;
 
-		const privately = async (content: string): Promise<Delivery> => {
+		const privately = async (content: string | View): Promise<Delivery> => {
+			const body = typeof content === 'string' ? { content } : content;
 			try {
-				if (inGuild) await message.author.send({ content, allowedMentions: NO_MENTIONS });
-				else if (sendable) await sendable.send({ content, allowedMentions: NO_MENTIONS });
+				if (inGuild) await message.author.send({ ...body, allowedMentions: NO_MENTIONS });
+				else if (sendable) await sendable.send({ ...body, allowedMentions: NO_MENTIONS });
 				else return 'failed';
 				return 'sent';
 			} catch (error) {
@@ -51,6 +52,7 @@ export class MessageCreate extends Listener<typeof Events.MessageCreate> {
 			},
 			{
 				private: privately,
+				privateView: privately,
 				public: async (content, ping) => {
 					if (!sendable) return;
 					await sendable.send({ content, allowedMentions: ping ? { parse: [], users: [ping] } : NO_MENTIONS });

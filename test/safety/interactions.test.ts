@@ -381,6 +381,10 @@ describe('offering resources to the author (opt-in)', () => {
 		assert.match(dm!.body.content, /findahelpline/);
 		assert.ok(!dm!.body.content.includes(first.reporterId));
 		assert.ok(!dm!.body.content.includes('want to die'));
+		// After the resources, the author (the person concerned) gets the care offer too: a follow-up, a plan.
+		const [, care] = postsTo(s.fake, dmOf(s.fake, author));
+		assert.match(care!.body.content, /check on you later/);
+		assert.equal(first.outcome.care, 'make-plan');
 
 		s.fake.clearRequests();
 		const second = await checkIn(author, 'i want to die');

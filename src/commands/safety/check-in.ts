@@ -54,6 +54,14 @@ export class CheckInCommand extends HavenCommand {
 						return 'failed';
 					}
 				},
+				dmAuthorView: async (view) => {
+					try {
+						await target.author.send({ ...view, allowedMentions: NO_MENTIONS });
+						return 'sent';
+					} catch {
+						return 'failed';
+					}
+				},
 			},
 		);
 	}

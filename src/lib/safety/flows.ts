@@ -394,6 +394,8 @@ export interface CheckInReplies {
 	dmAuthor(messages: string[]): Promise<Delivery>;
 	/** A later ephemeral message with buttons (the care offer, on one's own message); absent: no offer. */
 	followUpView?(view: View): Promise<void>;
+	/** A DM with buttons to the message's author (the care offer after the author offer); absent: no offer. */
+	dmAuthorView?(view: View): Promise<Delivery>;
 }
 
 export interface CheckInOutcome {
@@ -494,6 +496,7 @@ export async function checkInOnMessage(
 		}
 		offers.set(key, deps.now().getTime());
 		outcome.authorOffer = await replies.dmAuthor(renderAuthorOffer(resourceCountry(author, guild)));
+		if (outcome.authorOffer === 'sent') outcome.care = await offerCare(deps, input.authorId, replies.dmAuthorView?.bind(replies));
 	};
 	await Promise.all([settle(deps, 'the alert', alerting()), settle(deps, 'the author offer', offering())]);
 	return done();

@@ -15,3 +15,19 @@ export async function fleetShardsFor(client: Client, config: Config): Promise<{ 
 	const shardIds = config.fleet.shardIds ?? Array.from({ length: shardCount }, (_, id) => id);
 	return { shardCount, shardIds };
 }
+
+/**
+ * discord.js reads SHARD_COUNT (and SHARDS) from the environment when a client is built: that is how its own
+ * ShardingManager talks to the processes it spawns. Haven's SHARD_COUNT is the fleet's total, may be `auto`, and is
+ * applied to the client after the claim (startHaven), so the client is built with it out of sight.
+ */
+export function withoutShardingEnvironment<T>(build: () => T): T {
+	const saved = process.env.SHARD_COUNT;
+	if (saved === undefined) return build();
+	delete process.env.SHARD_COUNT;
+	try {
+		return build();
+	} finally {
+		process.env.SHARD_COUNT = saved;
+	}
+}

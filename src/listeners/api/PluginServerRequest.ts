@@ -1,13 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { container, Listener, LogLevel } from '@sapphire/framework';
-import { sendError } from '../../lib/api/http-error.ts';
 import { dispatchRequest } from '../../lib/framework/http-dispatch.ts';
 import type { HttpRequest, HttpResponse } from '../../lib/framework/http-request.ts';
 import { methodLabel, routeLabel } from '../../lib/operations/metrics.ts';
 
 /**
  * Replaces plugin-api's request listener (a piece of the same name): it listens to Node's server itself rather than
- * to plugin-api's event emitter, counts the request, refuses new requests while shutting down, and routes in one step
+ * to plugin-api's event emitter, counts the request, closes the connection after each answer while shutting down, and routes in one step
  * (src/lib/framework/http-dispatch.ts; the seam is described in src/lib/framework/README.md).
  */
 export class PluginServerRequest extends Listener {
@@ -23,12 +22,10 @@ export class PluginServerRequest extends Listener {
 			request.receivedAt ??= performance.now();
 			response.once('close', logAccess);
 		}
-		// Shutting down (the listening socket is closed): a new request on a kept-alive connection is refused, and the
-		// connection closed, while the requests already in flight finish (src/index.ts, shutdown).
-		if (!server.server.listening) {
-			sendError(response, 503, 'Haven is shutting down; try again shortly', { Connection: 'close', 'Retry-After': '5' });
-			return;
-		}
+		// Shutting down (the listening socket is closed, src/index.ts, shutdown): a request that still arrives on a
+		// kept-alive connection is served like the ones in flight, with `Connection: close`, so the client takes its next
+		// request elsewhere (in a rolling restart, to another instance) instead of receiving an error for this one.
+		if (!server.server.listening) response.setHeader('Connection', 'close');
 		return dispatchRequest(request, response);
 	}
 }

@@ -24,6 +24,8 @@ import {
 import { limitConnections } from './lib/api/server-limits.ts';
 import { loadAiIdentifierKey } from './lib/companion/companion.ts';
 import { startHeartbeat, type Heartbeat } from './lib/operations/heartbeat.ts';
+import { createAiSwitch } from './lib/operations/ai-switch.ts';
+import { createBlockCheck } from './lib/operations/blocks.ts';
 import { retentionSettings, startRetentionScheduler, type RetentionScheduler } from './lib/privacy/retention.ts';
 import { loadLexicons } from './lib/crisis/screen.ts';
 import { createStats } from './lib/operations/stats.ts';
@@ -59,7 +61,11 @@ export async function startHaven(config: Config): Promise<Haven> {
 	container.version = resolveVersion(config.version);
 	// Prometheus metrics (GET /metrics): one registry per Haven, closed at shutdown.
 	const metrics = (container.metrics = new Metrics({ version: container.version }));
-	container.ai = createAi({ ...config.openai, observe: metrics.observeAi });
+	// The owners' switches, read from the database once it is open (until then: AI on, nobody blocked).
+	const em = () => container.db.orm.em.fork();
+	container.aiSwitch = createAiSwitch({ em, warn: (m) => log.warn(m) });
+	container.blocks = createBlockCheck({ em, ownerIds: config.discord.ownerIds, warn: (m) => log.warn(m) });
+	container.ai = createAi({ ...config.openai, observe: metrics.observeAi, runtime: container.aiSwitch });
 	loadLexicons(); // compile the crisis screen now, so the first person to write does not wait for it
 	container.shards = new ShardTracker();
 	container.shards.attach(client);

@@ -30,11 +30,13 @@ import { retentionSettings, startRetentionScheduler, type RetentionScheduler } f
 import { loadLexicons } from './lib/crisis/screen.ts';
 import { createStats } from './lib/operations/stats.ts';
 import { currentStatus, ShardTracker } from './lib/operations/status.ts';
+import { SharedStore } from './lib/core/shared-store.ts';
 import { resolveVersion } from './lib/core/version.ts';
 import { startReminderScheduler } from './lib/wellbeing/reminder-dm.ts';
 import { claimShards, fleetIdentifyThrottler, newInstanceId, runFleetJob, startFleet } from './lib/fleet/fleet.ts';
-import { fleetShardsFor } from './lib/fleet/discord.ts';
+import { fleetShardsFor, withoutShardingEnvironment } from './lib/fleet/discord.ts';
 import { formatShardIds } from './lib/fleet/shard-config.ts';
+import { startCareScheduler } from './lib/care/scheduler.ts';
 
 export interface Haven {
 	client: SapphireClient | undefined;
@@ -49,11 +51,14 @@ const SHUTDOWN_GRACE_MS = 5_000;
 
 /** Boot order: configuration -> database and migrations -> bot or API-only -> HTTP API. */
 export async function startHaven(config: Config): Promise<Haven> {
-	const client = new SapphireClient({
-		...discordClientOptions(config),
-		...sapphireOptions(config, PIECES),
-		logger: { instance: createLogger(config.logLevel, config.logFormat) },
-	});
+	const client = withoutShardingEnvironment(
+		() =>
+			new SapphireClient({
+				...discordClientOptions(config),
+				...sapphireOptions(config, PIECES),
+				logger: { instance: createLogger(config.logLevel, config.logFormat) },
+			}),
+	);
 	const log = container.logger;
 	limitConnections(client.server.server, config.api.http);
 	container.config = config;
@@ -102,6 +107,11 @@ export async function startHaven(config: Config): Promise<Haven> {
 		// Refuses a wrong ENCRYPTION_KEY, or a missing one when the database holds encrypted values (src/lib/db/key-check.ts).
 		if ((await checkEncryptionKey(db.orm, fieldCipher())) === 'recorded') log.info('Recorded the ENCRYPTION_KEY check values in app_state');
 
+		// REDIS_URL: rate limits and cooldowns shared by the fleet (src/lib/core/shared-store.ts); the start does not wait
+		// for it (while it is unreachable, the limits are kept in memory). Before the pieces load: they read it.
+		container.sharedStore = config.redis.url
+			? new SharedStore(config.redis.url, config.redis.keyPrefix, { info: (m) => log.info(m), warn: (m) => log.warn(m) })
+			: undefined;
 		client.stores.registerPath(PIECES);
 		acceptTypeScriptPieces(client.stores);
 		dropSapphireRegistration(client.stores);
@@ -147,6 +157,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 			await container.bot.deploy();
 			// Check-in reminders (src/lib/wellbeing): a tick a minute; stopped first at shutdown.
 			container.reminders = startReminderScheduler(client, () => db.orm.em.fork());
+			// Follow-ups after a crisis and unacknowledged-alert reminders (src/lib/care): a tick a minute.
+			container.care = startCareScheduler(client, () => db.orm.em.fork());
 		} else {
 			container.fleet = startFleet({ orm: db.orm, instanceId, heartbeatMs: config.fleet.heartbeatMs, log });
 		}
@@ -158,10 +170,13 @@ export async function startHaven(config: Config): Promise<Haven> {
 		}
 		await container.reminders?.stop().catch(() => undefined);
 		container.reminders = undefined;
+		await container.care?.stop().catch(() => undefined);
+		container.care = undefined;
 		await container.bot?.stop().catch(() => undefined);
 		await client.destroy().catch(() => undefined);
 		await container.fleet?.stop().catch(() => undefined);
 		container.fleet = undefined;
+		await container.sharedStore?.close();
 		metrics.close();
 		await db.close();
 		throw error;
@@ -234,12 +249,16 @@ async function shutdown(
 	clearTimeout(deadline);
 	await container.reminders?.stop();
 	container.reminders = undefined;
+	await container.care?.stop();
+	container.care = undefined;
 	await container.bot?.stop();
 	await client.destroy();
 	// After leaving Discord: the shards are handed back only once this instance no longer serves them.
 	await container.fleet?.stop();
 	container.fleet = undefined;
 	for (const store of client.stores.values()) await store.unloadAll().catch(() => undefined);
+	await container.sharedStore?.close();
+	container.sharedStore = undefined;
 	container.metrics.close();
 	await db.close();
 	container.logger.info('Haven stopped');

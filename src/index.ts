@@ -24,16 +24,19 @@ import {
 import { limitConnections } from './lib/api/server-limits.ts';
 import { loadAiIdentifierKey } from './lib/companion/companion.ts';
 import { startHeartbeat, type Heartbeat } from './lib/operations/heartbeat.ts';
+import { createAiSwitch } from './lib/operations/ai-switch.ts';
+import { createBlockCheck } from './lib/operations/blocks.ts';
 import { retentionSettings, startRetentionScheduler, type RetentionScheduler } from './lib/privacy/retention.ts';
 import { loadLexicons } from './lib/crisis/screen.ts';
 import { createStats } from './lib/operations/stats.ts';
 import { currentStatus, ShardTracker } from './lib/operations/status.ts';
+import { SharedStore } from './lib/core/shared-store.ts';
 import { resolveVersion } from './lib/core/version.ts';
 import { startReminderScheduler } from './lib/wellbeing/reminder-dm.ts';
-import { startCareScheduler } from './lib/care/scheduler.ts';
 import { claimShards, fleetIdentifyThrottler, newInstanceId, runFleetJob, startFleet } from './lib/fleet/fleet.ts';
-import { fleetShardsFor } from './lib/fleet/discord.ts';
+import { fleetShardsFor, withoutShardingEnvironment } from './lib/fleet/discord.ts';
 import { formatShardIds } from './lib/fleet/shard-config.ts';
+import { startCareScheduler } from './lib/care/scheduler.ts';
 
 export interface Haven {
 	client: SapphireClient | undefined;
@@ -48,11 +51,14 @@ const SHUTDOWN_GRACE_MS = 5_000;
 
 /** Boot order: configuration -> database and migrations -> bot or API-only -> HTTP API. */
 export async function startHaven(config: Config): Promise<Haven> {
-	const client = new SapphireClient({
-		...discordClientOptions(config),
-		...sapphireOptions(config, PIECES),
-		logger: { instance: createLogger(config.logLevel, config.logFormat) },
-	});
+	const client = withoutShardingEnvironment(
+		() =>
+			new SapphireClient({
+				...discordClientOptions(config),
+				...sapphireOptions(config, PIECES),
+				logger: { instance: createLogger(config.logLevel, config.logFormat) },
+			}),
+	);
 	const log = container.logger;
 	limitConnections(client.server.server, config.api.http);
 	container.config = config;
@@ -60,7 +66,11 @@ export async function startHaven(config: Config): Promise<Haven> {
 	container.version = resolveVersion(config.version);
 	// Prometheus metrics (GET /metrics): one registry per Haven, closed at shutdown.
 	const metrics = (container.metrics = new Metrics({ version: container.version }));
-	container.ai = createAi({ ...config.openai, observe: metrics.observeAi });
+	// The owners' switches, read from the database once it is open (until then: AI on, nobody blocked).
+	const em = () => container.db.orm.em.fork();
+	container.aiSwitch = createAiSwitch({ em, warn: (m) => log.warn(m) });
+	container.blocks = createBlockCheck({ em, ownerIds: config.discord.ownerIds, warn: (m) => log.warn(m) });
+	container.ai = createAi({ ...config.openai, observe: metrics.observeAi, runtime: container.aiSwitch });
 	loadLexicons(); // compile the crisis screen now, so the first person to write does not wait for it
 	container.shards = new ShardTracker();
 	container.shards.attach(client);
@@ -97,6 +107,11 @@ export async function startHaven(config: Config): Promise<Haven> {
 		// Refuses a wrong ENCRYPTION_KEY, or a missing one when the database holds encrypted values (src/lib/db/key-check.ts).
 		if ((await checkEncryptionKey(db.orm, fieldCipher())) === 'recorded') log.info('Recorded the ENCRYPTION_KEY check values in app_state');
 
+		// REDIS_URL: rate limits and cooldowns shared by the fleet (src/lib/core/shared-store.ts); the start does not wait
+		// for it (while it is unreachable, the limits are kept in memory). Before the pieces load: they read it.
+		container.sharedStore = config.redis.url
+			? new SharedStore(config.redis.url, config.redis.keyPrefix, { info: (m) => log.info(m), warn: (m) => log.warn(m) })
+			: undefined;
 		client.stores.registerPath(PIECES);
 		acceptTypeScriptPieces(client.stores);
 		dropSapphireRegistration(client.stores);
@@ -161,6 +176,7 @@ export async function startHaven(config: Config): Promise<Haven> {
 		await client.destroy().catch(() => undefined);
 		await container.fleet?.stop().catch(() => undefined);
 		container.fleet = undefined;
+		await container.sharedStore?.close();
 		metrics.close();
 		await db.close();
 		throw error;
@@ -241,6 +257,8 @@ async function shutdown(
 	await container.fleet?.stop();
 	container.fleet = undefined;
 	for (const store of client.stores.values()) await store.unloadAll().catch(() => undefined);
+	await container.sharedStore?.close();
+	container.sharedStore = undefined;
 	container.metrics.close();
 	await db.close();
 	container.logger.info('Haven stopped');

@@ -98,7 +98,7 @@ describe('startup', () => {
 				.sort(),
 			owner,
 		);
-		assert.deepEqual(owner, ['changelog', 'feedback-manage']);
+		assert.deepEqual(owner, ['ai', 'block', 'changelog', 'feedback-manage', 'status', 'unblock']);
 		const other = world.fake.guilds.ids[1]!;
 		assert.deepEqual(world.fake.registeredCommands(other), [], 'owner commands nowhere else');
 		const stored = await world.haven.db.orm.em.fork().findOne(AppState, { key: COMMANDS_HASH_KEY });

@@ -890,6 +890,12 @@ export class FakeDiscord extends EventEmitter {
 			return ok(g.channels.map((c) => channelPayload(g, c)));
 		});
 		r('GET', '/guilds/:guild/roles', ({ params }) => ok(guild(params.guild!).roles));
+		// The bot leaves a server: Discord then sends GUILD_DELETE (not unavailable) to the guild's shard.
+		r('DELETE', '/users/@me/guilds/:guild', ({ params }) => {
+			const id = guild(params.guild!).id;
+			this.dispatch(GatewayDispatchEvents.GuildDelete, { id, unavailable: false });
+			return noContent;
+		});
 		r('GET', '/guilds/:guild/members', ({ params, query }) => {
 			const after = BigInt(query.get('after') ?? 0);
 			const limit = Number(query.get('limit') ?? 1);

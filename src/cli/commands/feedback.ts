@@ -1,14 +1,18 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import {
 	approveFeedback,
+	deleteFeedback,
 	FEEDBACK_FILTERS,
 	listFeedback,
 	rejectFeedback,
 	setFeatured,
+	unapproveFeedback,
 	viewFeedback,
 	type FeedbackFilter,
 	type FeedbackView,
 } from '../../lib/feedback/store.ts';
+import { describeReply, dmThroughRest, replyToFeedback } from '../../lib/feedback/owner-loop.ts';
+import { oneOffRest } from '../../lib/operations/owner-actions.ts';
 import { withDatabase } from '../context.ts';
 import { examples, printJson } from '../output.ts';
 
@@ -122,5 +126,62 @@ export default function register(program: Command): void {
 				}, MIGRATED);
 			}),
 		['haven feedback feature 12', 'haven feedback feature 12 --off'],
+	);
+
+	examples(
+		feedback
+			.command('unapprove')
+			.description('take an approval back: to the queue, no longer public or featured')
+			.argument('<id>', 'feedback id', id)
+			.option('--json', 'print JSON')
+			.action(async (feedbackId: number, options: { json?: boolean }) => {
+				await withDatabase(async (db) => {
+					const item = viewFeedback(await unapproveFeedback(db.orm.em.fork(), feedbackId));
+					print(options.json, item, `#${item.id} is back in the queue and no longer public`);
+				}, MIGRATED);
+			}),
+		['haven feedback unapprove 12'],
+	);
+
+	examples(
+		feedback
+			.command('delete')
+			.description('delete feedback for good')
+			.argument('<id>', 'feedback id', id)
+			.option('--json', 'print JSON')
+			.action(async (feedbackId: number, options: { json?: boolean }) => {
+				await withDatabase(async (db) => {
+					await deleteFeedback(db.orm.em.fork(), feedbackId);
+					if (options.json) printJson({ id: feedbackId, deleted: true });
+					else console.log(`Deleted feedback #${feedbackId}`);
+				}, MIGRATED);
+			}),
+		['haven feedback delete 12'],
+	);
+
+	examples(
+		feedback
+			.command('reply')
+			.description("reply to feedback's author by Discord DM (needs TOKEN, the bot's token)")
+			.argument('<id>', 'feedback id', id)
+			.requiredOption('--message <text>', 'the reply (2 to 1,500 characters)')
+			.option('--json', 'print JSON')
+			.action(async (feedbackId: number, options: { message: string; json?: boolean }) => {
+				await withDatabase(async (db, config) => {
+					const token = config.discord.token;
+					if (!token)
+						throw new Error(
+							"TOKEN is not set: replying sends a Discord DM as the bot, so set TOKEN (the bot's token) in the environment. Nothing was sent.",
+						);
+					const rest = oneOffRest(config.discord.apiUrl, token);
+					const result = await replyToFeedback(db.orm.em.fork(), feedbackId, options.message, (userId, content) =>
+						dmThroughRest(rest, userId, content),
+					);
+					if (options.json) printJson({ id: feedbackId, outcome: result.outcome });
+					else console.log(describeReply(feedbackId, result));
+					if (result.outcome !== 'sent') process.exitCode = 1;
+				}, MIGRATED);
+			}),
+		['haven feedback reply 12 --message "Thank you, this is fixed in the next release."'],
 	);
 }

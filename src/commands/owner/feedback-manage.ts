@@ -5,6 +5,7 @@ import type { CommandDefinition } from '../../lib/discord/definitions.ts';
 import { approveView, feedbackActionView, feedbackListView } from '../../lib/feedback/manage.ts';
 import { respondSoon } from '../../lib/discord/reply.ts';
 import type { FeedbackFilter } from '../../lib/feedback/store.ts';
+import { replyModal } from '../../lib/feedback/owner-loop.ts';
 
 const id: APIApplicationCommandBasicOption = {
 	type: ApplicationCommandOptionType.Integer,
@@ -22,7 +23,7 @@ const subcommand = (name: string, description: string, options: APIApplicationCo
 
 export const definition: CommandDefinition = {
 	name: 'feedback-manage',
-	description: 'Review the feedback queue: list, view, approve, feature, delete',
+	description: 'Review the feedback queue: list, view, approve, feature, delete, reply to the author',
 	category: 'Owner',
 	access: 'owner',
 	options: [
@@ -59,6 +60,7 @@ export const definition: CommandDefinition = {
 		]),
 		subcommand('reject', 'Reject feedback: it is never shown'),
 		subcommand('delete', 'Delete feedback for good (asks to confirm)'),
+		subcommand('reply', 'Reply to the author by DM (opens a box for the text)'),
 	],
 };
 
@@ -70,6 +72,7 @@ export class FeedbackManageCommand extends HavenCommand {
 	override async chatInputRun(interaction: Command.ChatInputCommandInteraction) {
 		const sub = interaction.options.getSubcommand(true);
 		const reviewer = interaction.user.id;
+		if (sub === 'reply') return interaction.showModal(replyModal(interaction.options.getInteger('id', true)));
 		await respondSoon(interaction, async () => {
 			if (sub === 'list') {
 				const filter = (interaction.options.getString('status') ?? 'queued') as FeedbackFilter;

@@ -13,6 +13,7 @@ export const definition: CommandDefinition = {
 	type: ApplicationCommandType.Message,
 	category: 'Safety',
 	access: 'everyone',
+	neverBlocked: true,
 	contexts: [InteractionContextType.Guild],
 	// Short: enough to stop a flood of alerts from one member, never in the way of a real worry.
 	cooldownSeconds: 5,

@@ -11,6 +11,7 @@ export const definition: CommandDefinition = {
 	description: 'Free, confidential crisis lines for your country, only visible to you',
 	category: 'Safety',
 	access: 'everyone',
+	neverBlocked: true,
 	// No cooldown, on purpose: a person in crisis must never be told to wait. The reply is deterministic and cheap.
 	cooldownSeconds: 0,
 	help: 'Add what is going on if you like; it is never shared with anyone.',

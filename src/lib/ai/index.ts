@@ -5,10 +5,11 @@ import { sanitizeReply } from './sanitize.ts';
 export { CAREFUL_ADDENDUM, FALLBACK_REPLY, HAVEN_SYSTEM_PROMPT, fallbackFor } from './prompts.ts';
 export { NUMBER_PLACEHOLDER, sanitizeReply } from './sanitize.ts';
 
-export type AiFailure = 'not_configured' | 'timeout' | 'rate_limited' | 'failed';
+export type AiFailure = 'not_configured' | 'disabled' | 'timeout' | 'rate_limited' | 'failed';
 
 const MESSAGES: Record<AiFailure, string> = {
 	not_configured: 'AI is not configured',
+	disabled: 'AI is turned off',
 	timeout: 'AI request timed out',
 	rate_limited: 'AI is rate limited',
 	failed: 'AI request failed',
@@ -46,12 +47,24 @@ export interface AiOptions {
 	maxQueue?: number;
 	/** Told of every provider call when it ends, for metrics (src/lib/operations/metrics.ts). Never sees text. */
 	observe?: (event: AiEvent) => void;
+	/**
+	 * The owners' run-time switch (src/lib/operations/ai-switch.ts), asked before every call: off ends the call as
+	 * `disabled` before the provider; a model replaces `model`. `peek` is its last answer, for `configured`.
+	 */
+	runtime?: { runtime(): Promise<AiRuntime>; peek(): { enabled: boolean } };
+}
+
+/** What the run-time switch says for one call. */
+export interface AiRuntime {
+	enabled: boolean;
+	/** Replaces the configured model; null keeps it. */
+	model: string | null;
 }
 
 /** One finished provider call: which operation, how it ended, how long it took (queueing and the retry included). */
 export interface AiEvent {
 	operation: 'complete' | 'moderate';
-	outcome: 'ok' | Exclude<AiFailure, 'not_configured'>;
+	outcome: 'ok' | Exclude<AiFailure, 'not_configured' | 'disabled'>;
 	seconds: number;
 }
 
@@ -74,6 +87,7 @@ export interface ModerationScores {
 }
 
 export interface Ai {
+	/** A key is set and (as far as last known) the owners have not turned AI off. Every call still checks. */
 	readonly configured: boolean;
 	complete(turns: ChatTurn[], opts?: CompleteOptions): Promise<string>;
 	moderate(text: string, opts?: { timeoutMs?: number }): Promise<ModerationScores | null>;
@@ -195,22 +209,34 @@ export function createAi(options: AiOptions): Ai {
 		}
 	};
 
+	/** The switch's answer for this call; without a switch (or when it fails), on with the configured model. */
+	async function runtimeNow(): Promise<AiRuntime> {
+		try {
+			return (await options.runtime?.runtime()) ?? { enabled: true, model: null };
+		} catch {
+			return { enabled: true, model: null };
+		}
+	}
+
 	async function complete(turns: ChatTurn[], opts: CompleteOptions = {}): Promise<string> {
 		if (!client) throw new AiError('not_configured');
-		if (!observe) return completeOnce(turns, opts);
+		const runtime = await runtimeNow();
+		if (!runtime.enabled) throw new AiError('disabled');
+		const model = runtime.model ?? options.model;
+		if (!observe) return completeOnce(turns, opts, model);
 		const started = performance.now();
 		try {
-			const reply = await completeOnce(turns, opts);
+			const reply = await completeOnce(turns, opts, model);
 			report('complete', 'ok', started);
 			return reply;
 		} catch (err) {
 			const kind = err instanceof AiError ? err.kind : 'failed';
-			report('complete', kind === 'not_configured' ? 'failed' : kind, started);
+			report('complete', kind === 'not_configured' || kind === 'disabled' ? 'failed' : kind, started);
 			throw err;
 		}
 	}
 
-	async function completeOnce(turns: ChatTurn[], opts: CompleteOptions): Promise<string> {
+	async function completeOnce(turns: ChatTurn[], opts: CompleteOptions, model: string): Promise<string> {
 		if (!client) throw new AiError('not_configured');
 		const timeoutMs = opts.timeoutMs ?? defaultTimeout;
 		const deadline = Date.now() + timeoutMs;
@@ -218,7 +244,7 @@ export function createAi(options: AiOptions): Ai {
 		const release = await acquire(signal);
 		try {
 			const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
-				model: options.model,
+				model,
 				messages: [{ role: 'system', content: buildSystemPrompt(opts) }, ...turns.map((t) => ({ role: t.role, content: t.content }))],
 			};
 			if (opts.maxTokens) body.max_completion_tokens = opts.maxTokens;
@@ -250,6 +276,7 @@ export function createAi(options: AiOptions): Ai {
 
 	async function moderate(text: string, opts: { timeoutMs?: number } = {}): Promise<ModerationScores | null> {
 		if (!client || !text.trim()) return null;
+		if (!(await runtimeNow()).enabled) return null;
 		const timeoutMs = opts.timeoutMs ?? 3000;
 		const started = performance.now();
 		const signal = deadlineSignal(timeoutMs);
@@ -267,10 +294,16 @@ export function createAi(options: AiOptions): Ai {
 			return { selfHarm, selfHarmIntent, selfHarmInstructions };
 		} catch (err) {
 			const kind = classify(err, signal).kind;
-			report('moderate', kind === 'not_configured' ? 'failed' : kind, started);
+			report('moderate', kind === 'not_configured' || kind === 'disabled' ? 'failed' : kind, started);
 			return null;
 		}
 	}
 
-	return { configured: client !== undefined, complete, moderate };
+	return {
+		get configured() {
+			return client !== undefined && (options.runtime?.peek().enabled ?? true);
+		},
+		complete,
+		moderate,
+	};
 }

@@ -29,6 +29,8 @@ export function fallbackFor(kind: AiFailure): string {
 	switch (kind) {
 		case 'not_configured':
 			return "AI replies aren't set up on this Haven, but you're not alone. Sharing what's on your mind with someone you trust can really help.";
+		case 'disabled':
+			return "AI replies are switched off on this Haven for now, but you're not alone. Sharing what's on your mind with someone you trust can really help.";
 		case 'rate_limited':
 			return "Lots of people are talking to me right now, so I can't reply properly this moment. I'm glad you reached out; please try again shortly.";
 		default:

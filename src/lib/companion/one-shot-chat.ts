@@ -22,7 +22,7 @@ export interface ChatDeps<A extends Assessment> {
 
 /**
  * `POST /v1/chat`: one supportive completion for one message, screened first.
- * - No risk found: the AI reply (200); 503 when AI is not configured, 502 when the provider fails or times out.
+ * - No risk found: the AI reply (200); 503 when AI is not configured or the owners turned it off, 502 when the provider fails or times out.
  * - Risk found: the reply starts with the deterministic resources, then the AI reply (asked to be careful) when there
  *   is one. A person in crisis always gets 200 with the resources, even when AI is missing or failing. A crisis event
  *   (no text, no user) is recorded.
@@ -39,7 +39,9 @@ export async function answerChat<A extends Assessment>(message: string, deps: Ch
 		if (!crisis)
 			throw error.kind === 'not_configured'
 				? new HttpError(503, 'AI is not configured on this server')
-				: new HttpError(502, 'The AI provider did not answer; try again later');
+				: error.kind === 'disabled'
+					? new HttpError(503, 'AI is turned off on this server for now')
+					: new HttpError(502, 'The AI provider did not answer; try again later');
 	}
 	const reply = crisis ? [deps.renderCrisisReply(assessment, null), aiReply].filter(Boolean).join('\n\n') : aiReply!;
 

@@ -1,6 +1,8 @@
 import type { Ai } from '../ai/index.ts';
 import type { Config } from './config.ts';
 import type { Bot } from '../discord/bot.ts';
+import type { AiSwitch } from '../operations/ai-switch.ts';
+import type { BlockCheck } from '../operations/blocks.ts';
 import type { Database } from '../db/index.ts';
 import type { StatsSource } from '../operations/stats.ts';
 import type { SharedStore } from './shared-store.ts';
@@ -14,6 +16,10 @@ declare module '@sapphire/pieces' {
 		startedAt: Date;
 		version: string;
 		ai: Ai;
+		/** The owners' run-time AI switch (on/off, model), read by `ai` before each call. */
+		aiSwitch: AiSwitch;
+		/** Blocked people and servers (src/lib/operations/blocks.ts). */
+		blocks: BlockCheck;
 		/** Keys the AI safety identifiers (src/lib/companion/companion.ts, `loadAiIdentifierKey`); set at startup. */
 		aiIdentifierKey: Buffer;
 		stats: StatsSource;

@@ -316,6 +316,34 @@ export const CrisisFollowUp = defineEntity({
 (entities as unknown[]).push(SafetyPlan, CrisisFollowUp);
 
 // =====================================================================================================================
+// Operator controls; their migration is Migration20261122000000Blocks.
+
+/**
+ * A block the owners placed on a person (`kind` 'user') or a server ('guild'), with the reason, who placed it and,
+ * once lifted, who lifted it and when. Only rows with `liftedAt` null are in force (src/lib/operations/blocks.ts).
+ * The target is one `targetId` column for both kinds, so a server's retention purge does not lift its block.
+ */
+export const Block = defineEntity({
+	name: 'Block',
+	tableName: 'blocks',
+	indexes: [{ properties: ['kind', 'targetId'] }],
+	properties: {
+		id: p.integer().primary().autoincrement(),
+		kind: p.string().length(8),
+		targetId: snowflake(),
+		reason: p.string().length(500),
+		blockedBy: snowflake().nullable(),
+		createdAt: createdAt(),
+		liftedAt: p.datetime().nullable(),
+		liftedBy: snowflake().nullable(),
+	},
+});
+
+export type IBlock = InferEntity<typeof Block>;
+
+(entities as unknown[]).push(Block);
+
+// =====================================================================================================================
 // Care after the first contact (journal, gratitude) and the people Haven has served; their migration is
 // Migration20261123000000Journal.
 

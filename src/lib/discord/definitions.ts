@@ -38,6 +38,8 @@ export interface CommandDefinition {
 	readonly contexts?: readonly InteractionContextType[];
 	/** One more line for /help. */
 	readonly help?: string;
+	/** Crisis help: answered even to blocked people and servers (src/lib/operations/blocks.ts). */
+	readonly neverBlocked?: boolean;
 }
 
 /** Info commands (/ping, /about and the like) wait 5 seconds, owner commands 3: enough to stop accidental repeats. */

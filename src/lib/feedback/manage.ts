@@ -36,10 +36,11 @@ export async function feedbackActionView(em: EntityManager, action: FeedbackActi
 	try {
 		switch (action) {
 			case 'view':
+			case 'reply': // a modal, opened by the button handler; anywhere else it shows the item
 			case 'delete': {
 				const row = await em.findOne(Feedback, { id });
 				if (!row) throw new FeedbackError('not_found', `No feedback with id ${id}`);
-				return action === 'view' ? renderFeedbackItem(viewFeedback(row)) : renderDeleteConfirm(viewFeedback(row));
+				return action === 'delete' ? renderDeleteConfirm(viewFeedback(row)) : renderFeedbackItem(viewFeedback(row));
 			}
 			case 'delete-confirm':
 				await deleteFeedback(em, id);

@@ -1,5 +1,6 @@
 import { ButtonStyle, ComponentType, escapeMarkdown, type APIButtonComponentWithCustomId, type APIEmbed } from 'discord.js';
 import type { FeedbackFilter, FeedbackView } from './store.ts';
+import type { OwnFeedback } from './owner-loop.ts';
 import { COLOR } from '../discord/info-views.ts';
 import type { View } from '../discord/reply.ts';
 import { discordTime, excerpt, plural } from '../discord/text.ts';
@@ -22,6 +23,7 @@ export const FEEDBACK_ACTIONS = [
 	'reject',
 	'delete',
 	'delete-confirm',
+	'reply',
 ] as const;
 export type FeedbackAction = (typeof FEEDBACK_ACTIONS)[number];
 
@@ -72,6 +74,34 @@ export function renderFeedbackReceived(consentPublic: boolean): View {
 				? 'You said it may be quoted publicly: if an owner approves it, it may appear as a testimonial, without your name.'
 				: 'It stays private: it will not be shown publicly.',
 		].join(' '),
+	};
+}
+
+const OWN_STATE: Record<OwnFeedback['state'], string> = {
+	queued: 'queued: waiting for an owner to read it',
+	approved: 'approved: read and kept, not shown publicly',
+	published: 'published: shown as a testimonial, without your name',
+	not_published: 'reviewed: it will not be shown publicly',
+};
+
+/** `/feedback` without a message: what became of what the person sent. */
+export function renderOwnFeedback(items: readonly OwnFeedback[], total: number): View {
+	if (!items.length) return { content: "You haven't sent any feedback yet. Write some with `/feedback message:`." };
+	const description = items
+		.map(
+			(item) =>
+				`**#${item.id}** · ${discordTime(item.createdAt, 'd')} · ${OWN_STATE[item.state]}\n> ${escapeMarkdown(excerpt(item.message, 120)) || '(empty)'}`,
+		)
+		.join('\n\n');
+	return {
+		embeds: [
+			{
+				title: 'Your feedback',
+				color: COLOR,
+				description,
+				footer: { text: total > items.length ? `The last ${items.length} of ${plural(total, 'message')}` : plural(total, 'message') },
+			},
+		],
 	};
 }
 
@@ -155,6 +185,7 @@ export function renderFeedbackItem(item: FeedbackView, notice?: string): View {
 			row(
 				button(actionId('reject', item.id), 'Reject', ButtonStyle.Danger, item.status === 'rejected'),
 				button(actionId('delete', item.id), 'Delete', ButtonStyle.Danger),
+				button(actionId('reply', item.id), 'Reply by DM', ButtonStyle.Primary),
 				button(listId(item.status, 0), `Back to ${item.status}`, ButtonStyle.Secondary),
 			),
 		],

@@ -94,6 +94,8 @@ export interface ReleaseCheckerOptions {
 
 export interface ReleaseChecker {
 	check(): Promise<ReleaseCheck>;
+	/** The last check's result, without checking again; undefined before the first. */
+	last(): ReleaseCheck | undefined;
 }
 
 export const RELEASE_TIMEOUT_MS = 3_000;
@@ -146,6 +148,7 @@ export function createReleaseChecker(options: ReleaseCheckerOptions): ReleaseChe
 	}
 
 	return {
+		last: () => cached?.result,
 		check() {
 			if (cached && now() < cached.until) return Promise.resolve(cached.result);
 			return (pending ??= load().then((checked) => {

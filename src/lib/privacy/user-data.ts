@@ -72,6 +72,12 @@ export const USER_DATA_POLICY: Readonly<Record<string, UserColumnPolicy>> = {
 	'JournalEntry.userId': { delete: 'rows', export: 'rows', why: 'journal entries, their mood and reflection' },
 	'GratitudeItem.userId': { delete: 'rows', export: 'rows', why: 'gratitude items ("three good things")' },
 	'ServedUser.userId': { delete: 'rows', export: 'rows', why: 'when Haven first served the person (the users total keeps counting)' },
+	// A block names its target in one column for people and servers (a server id never equals a person's id). The
+	// person sees their block and its reason in an export. A blocked person cannot run /privacy (every command but
+	// crisis help is refused to them); their request goes through the owners (`haven user export|delete`).
+	'Block.targetId': { delete: 'rows', export: 'rows', why: 'a block the owners placed on the person, with its reason' },
+	'Block.blockedBy': { delete: 'nullify', export: 'count', why: 'an owner blocking someone else (or a server)' },
+	'Block.liftedBy': { delete: 'nullify', export: 'count', why: "an owner lifting someone else's block" },
 };
 
 /** Snowflake columns that are not people: servers, channels, messages, roles. */

@@ -10,6 +10,7 @@ import { describeError } from '../discord/interaction-errors.ts';
 import { countCrisisScreen } from '../operations/metrics.ts';
 import { DEFAULT_GUILD_SETTINGS, getGuildSettings, type GuildSettings } from '../settings/guild-settings.ts';
 import { DEFAULT_USER_SETTINGS, getUserSettings, resourceCountry, type UserSettings } from '../settings/user-settings.ts';
+import { BLOCKED_MESSAGE, refuseNow } from '../operations/blocks.ts';
 import { sendAlert, type AlertOutcome, type AlertPoster } from './alerts.ts';
 import { recordCrisisEvent, type NewCrisisEvent } from './events.ts';
 import { renderCareOffer } from '../care/follow-ups.ts';
@@ -171,6 +172,11 @@ export interface IncomingMessage {
 	text: string;
 	/** The message's link (mentions; for alerts). */
 	jumpUrl: string | null;
+	/**
+	 * The author or the server is blocked (src/lib/operations/blocks.ts): the screen and the resources still run, but
+	 * the companion does not answer (a polite refusal instead, privately, now and then) and no careful AI reply follows.
+	 */
+	blocked?: boolean;
 }
 
 export type Delivery = 'sent' | 'closed' | 'failed';
@@ -228,7 +234,9 @@ export async function handleMessage(
 
 	if (assessment.level === 'none') {
 		const outcome: MessageOutcome = { level: 'none', screened, resources: 'none', aiReply: false };
-		if (aiAllowed) {
+		if (message.blocked) {
+			if (refuseNow(message.authorId, deps.now().getTime())) await settle(deps, 'the refusal', replies.private(BLOCKED_MESSAGE));
+		} else if (aiAllowed) {
 			const turn = await whileTyping(
 				replies,
 				companionTurn(
@@ -289,7 +297,7 @@ export async function handleMessage(
 
 	// 4. The careful AI reply, after the resources, privately; only a real answer (a fallback would only repeat them).
 	const careful = async () => {
-		if (resources !== 'sent' || !aiAllowed || !deps.ai.configured) return;
+		if (resources !== 'sent' || !aiAllowed || message.blocked || !deps.ai.configured) return;
 		const turn = await companionTurn(
 			{ userId: message.authorId, channelId: message.channelId, guildId: null, text: message.text, careful: true },
 			deps.companion,

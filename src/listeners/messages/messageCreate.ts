@@ -49,6 +49,7 @@ export class MessageCreate extends Listener<typeof Events.MessageCreate> {
 				guildId: message.guildId,
 				text: stripBotMention(message.content, me.id),
 				jumpUrl: inGuild ? message.url : null,
+				blocked: await this.container.blocks.isBlocked(message.author.id, message.guildId),
 			},
 			{
 				private: privately,

@@ -23,7 +23,7 @@ export class ChatRoute extends ApiRoute<z.output<typeof ChatRequest>> {
 				responses: {
 					200: { description: 'The reply.', schema: ChatResponse },
 					502: { description: 'The AI provider failed or did not answer in time.', schema: ErrorBody },
-					503: { description: 'AI is not configured on this server (no OPENAI_API_KEY).', schema: ErrorBody },
+					503: { description: 'AI is not configured on this server (no OPENAI_API_KEY), or the owners turned it off.', schema: ErrorBody },
 				},
 			},
 		});

@@ -1,6 +1,7 @@
 import type { Route } from '@sapphire/plugin-api';
 import type { z } from 'zod';
 import { submitFeedback } from '../../lib/feedback/store.ts';
+import { announceNewFeedback } from '../../lib/feedback/announce.ts';
 import { ApiRoute } from '../../lib/api/route.ts';
 import { sendJson } from '../../lib/api/json-response.ts';
 import { FeedbackRequest, FeedbackResponse } from '../../lib/api/schemas.ts';
@@ -25,7 +26,8 @@ export class FeedbackRoute extends ApiRoute<z.output<typeof FeedbackRequest>> {
 
 	async run(request: HttpRequest, response: HttpResponse) {
 		const { userId, message } = this.body(request);
-		await submitFeedback(this.container.db.orm.em.fork(), { userId, message, source: 'api' });
+		const row = await submitFeedback(this.container.db.orm.em.fork(), { userId, message, source: 'api' });
+		void announceNewFeedback(row.id);
 		sendJson(response, 202, { status: 'received' });
 	}
 }

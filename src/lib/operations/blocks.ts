@@ -149,7 +149,11 @@ export function createBlockCheck({ em, ownerIds, ttlMs = BLOCK_CACHE_MS, now = D
 	};
 }
 
-/** A blocked person writing to Haven is told so at most once in this window (per process), not at every message. */
+/**
+ * A blocked person writing to Haven is told so at most once in this window (per process), not at every message. In a
+ * fleet (src/lib/fleet) that is once per instance whose shards they write on: a courtesy notice, never a second
+ * handling of one message (each message reaches one instance), so it stays in memory.
+ */
 export const REFUSAL_WINDOW_MS = 10 * 60_000;
 const refusedAt = new Map<string, number>();
 

@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * already recorded spares the database a write per interaction.
  */
 
+// Only a cache in front of an idempotent insert: in a fleet each instance keeps its own, and the row is written once.
 const RECENT_MAX = 10_000;
 const recent = new Set<string>();
 

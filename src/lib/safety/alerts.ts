@@ -41,6 +41,8 @@ export interface AlertDeps {
 	warn?: (message: string) => void;
 }
 
+// Holds in a fleet (src/lib/fleet): alerts are per server, and everything that can raise one (a mention, a command, the
+// "Check in on this message" menu) arrives on the server's shard, which exactly one instance connects (fleet_shards).
 const locks = new Map<string, Promise<unknown>>();
 
 /** Runs `work` after every earlier work of the same key (a tiny FIFO mutex; the map never grows past live keys). */

@@ -413,7 +413,11 @@ export interface CheckInOutcome {
 	care?: CareOffered;
 }
 
-/** The last offer DM per author per server (process memory: a restart forgets it, which errs on the side of offering). */
+/**
+ * The last offer DM per author per server (process memory: a restart forgets it, which errs on the side of offering).
+ * Holds in a fleet (src/lib/fleet): keyed by server, and a server's menu uses all arrive at the one instance that
+ * connects its shard.
+ */
 const offers = new Map<string, number>();
 
 function offeredRecently(key: string, now: number): boolean {

@@ -422,6 +422,8 @@ export async function purgeRounds(em: EntityManager, before: Date): Promise<numb
 	return rows.length;
 }
 
+// Holds in a fleet (src/lib/fleet): a round's votes are button presses on its message, delivered on the shard of the
+// message's server (shard 0 for a DM), which exactly one instance connects; the one-vote rule is the table's anyway.
 const locks = new Map<number, Promise<unknown>>();
 
 /** Runs `work` after the round's previous work in this process (votes on one message are applied one at a time). */

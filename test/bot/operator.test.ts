@@ -103,6 +103,9 @@ describe('blocking a person', () => {
 		const withText = (await slash({ name: 'crisis', dm: true, userId: ALICE, options: { text: 'I want to end my life' } })).callback;
 		assert.notEqual(withText.body.data.content, BLOCKED_MESSAGE);
 		assert.match(withText.body.data.content, /Crisis support|crisis line|988|Samaritans|emergency/i);
+		const privacy = (await slash({ name: 'privacy', subcommand: 'info', dm: true, userId: ALICE })).callback;
+		assert.notEqual(privacy.body.data.content, BLOCKED_MESSAGE, 'data rights hold for a blocked person');
+		assert.match(JSON.stringify(privacy.body.data), /encrypted at rest/);
 	});
 
 	test('a crisis DM still gets the resources first; an ordinary DM gets one refusal and no AI', async () => {

@@ -13,6 +13,8 @@ export const definition: CommandDefinition = {
 	description: 'What Haven keeps about you; export or delete your data; conversation memory',
 	category: 'Info',
 	access: 'everyone',
+	// A person's rights over their own data hold even when an owner has blocked them.
+	neverBlocked: true,
 	help: 'Every answer is only visible to you.',
 	options: [
 		{ type: ApplicationCommandOptionType.Subcommand, name: 'info', description: 'What Haven keeps, for how long, and how it is protected' },

@@ -141,6 +141,21 @@ describe('/safetyplan', () => {
 		assert.equal(row.coping, null, 'a skipped part stays empty');
 	});
 
+	test('every part is ciphertext at rest, bound to its row, and reads back', async () => {
+		const user = someone();
+		const words = ['signs-w1', 'coping-w2', 'places-w3', 'people-w4', 'services-w5', 'safer-w6', 'reasons-w7'];
+		for (const [index, word] of words.entries()) await writePart(user, index, `my ${word} here`);
+		const row = (await planColumns(user))!;
+		assert.equal(Object.keys(row).length, 7);
+		for (const [column, value] of Object.entries(row)) {
+			assert.match(value ?? '', /^hv2:/, `${column} is encrypted and bound to its row`);
+			for (const word of words) assert.ok(!value!.includes(word), `${column} holds no plain text`);
+		}
+		const view = await slash(user, 'safetyplan', 'view');
+		const text = textOf(await answerOf(view.ix, view.callback));
+		for (const word of words) assert.ok(text.includes(word), word);
+	});
+
 	test('a crisis written into the plan gets the resources first, then the part is saved and the walk goes on', async () => {
 		const user = someone();
 		const { callback, submit } = await writePart(user, 0, 'when I start planning how to kill myself');

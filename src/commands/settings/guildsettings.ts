@@ -79,7 +79,7 @@ export const definition: CommandDefinition = {
 		{
 			type: ApplicationCommandOptionType.Subcommand,
 			name: 'checkin-channel',
-			description: 'The channel for check-in prompts (leave empty to clear)',
+			description: 'Where people may share their check-ins (mood and intensity only; leave empty to clear)',
 			options: [{ type: ApplicationCommandOptionType.Channel, name: 'channel', description: 'Channel', channel_types: TEXT_CHANNELS }],
 		},
 		{

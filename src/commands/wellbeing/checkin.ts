@@ -19,6 +19,7 @@ import {
 import { disableReminder, getReminder, postponeReminder, setReminder } from '../../lib/wellbeing/reminder-store.ts';
 import { REMINDER_INTERVALS, renderReminderSettings, suggestTimeZones } from '../../lib/wellbeing/reminders.ts';
 import { recordScreened, screenPrivately } from '../../lib/safety/screen-command-text.ts';
+import { shareCheckIn, shareNote } from '../../lib/wellbeing/checkin-share.ts';
 
 const hourOption = (name: string, description: string) => ({
 	type: ApplicationCommandOptionType.Integer as const,
@@ -68,6 +69,12 @@ export const definition: CommandDefinition = {
 					description: 'A private note for yourself (stored encrypted)',
 					required: false,
 					max_length: NOTE_MAX_LENGTH,
+				},
+				{
+					type: ApplicationCommandOptionType.Boolean,
+					name: 'share',
+					description: "Also post your mood and intensity (never the note) in this server's check-in channel",
+					required: false,
 				},
 			],
 		},
@@ -148,6 +155,7 @@ export class CheckinCommand extends HavenCommand {
 			note: interaction.options.getString('note'),
 		});
 		if ('problem' in checkIn) return send(interaction, { content: checkIn.problem });
+		const share = interaction.options.getBoolean('share') === true;
 		const em = this.em();
 		const who = { userId: interaction.user.id, guildId: interaction.guildId };
 		const deps = { em: () => em, warn: (m: string) => this.container.logger.warn(m) };
@@ -157,7 +165,11 @@ export class CheckinCommand extends HavenCommand {
 		await respondSoon(interaction, async () => {
 			const row = await logCheckIn(em, { ...who, ...checkIn });
 			const [recent, next] = await Promise.all([recentCheckIns(em, who.userId, TREND_SIZE), postponeReminder(em, who.userId, new Date())]);
-			return renderCheckInLogged(row, recent, next ? `Your next reminder moves to <t:${Math.floor(next.getTime() / 1000)}:R>.` : undefined);
+			const notes = next ? [`Your next reminder moves to <t:${Math.floor(next.getTime() / 1000)}:R>.`] : [];
+			// Shared only when asked, in a server, and only the mood and intensity.
+			if (share && who.guildId)
+				notes.push(shareNote(await shareCheckIn(em, who.guildId, { userId: who.userId, mood: row.mood, intensity: row.intensity })));
+			return renderCheckInLogged(row, recent, notes.length ? notes.join('\n') : undefined);
 		});
 		if (screened) await recordScreened(screened, interaction.guildId, deps);
 	}

@@ -52,7 +52,7 @@ export const guildSettingsSchema = z.object({
 	 * elsewhere to harass people; the member who asked gets guidance to reach out themselves, which helps more.
 	 */
 	offerResourcesToAuthor: flag(false),
-	/** Channel for check-in prompts (wellbeing features). */
+	/** Channel where people may share their check-ins (`/checkin log share:True`: mood and intensity only). */
 	checkinChannelId: snowflake,
 	features: featuresSchema,
 });

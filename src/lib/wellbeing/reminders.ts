@@ -336,7 +336,7 @@ export function renderReminderDm(): View {
 				description: [
 					'Hi, this is your check-in reminder from Haven. How are you feeling right now?',
 					'',
-					'`/checkin log` takes a few seconds: a mood, how strong it is, and a private note if you like.',
+					'**Check in now** takes two clicks (a mood, then how strong it is); `/checkin log` also takes a private note.',
 				].join('\n'),
 				footer: { text: 'You turned these reminders on. /checkin reminders off, or the button, stops them.' },
 			},
@@ -345,6 +345,8 @@ export function renderReminderDm(): View {
 			{
 				type: ComponentType.ActionRow,
 				components: [
+					{ type: ComponentType.Button, style: ButtonStyle.Primary, label: 'Check in now', custom_id: 'checkin-quick:start' },
+					{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Snooze 1 hour', custom_id: 'checkin-reminders:snooze' },
 					{ type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Turn off reminders', custom_id: REMINDER_OFF_BUTTON },
 				],
 			},

@@ -31,6 +31,7 @@ import { loadLexicons } from './lib/crisis/screen.ts';
 import { createStats } from './lib/operations/stats.ts';
 import { currentStatus, ShardTracker } from './lib/operations/status.ts';
 import { SharedStore } from './lib/core/shared-store.ts';
+import { InFlight, watchDiscordWork } from './lib/discord/in-flight.ts';
 import { resolveVersion } from './lib/core/version.ts';
 import { startReminderScheduler } from './lib/wellbeing/reminder-dm.ts';
 import { claimShards, fleetIdentifyThrottler, newInstanceId, runFleetJob, startFleet } from './lib/fleet/fleet.ts';
@@ -74,6 +75,8 @@ export async function startHaven(config: Config): Promise<Haven> {
 	loadLexicons(); // compile the crisis screen now, so the first person to write does not wait for it
 	container.shards = new ShardTracker();
 	container.shards.attach(client);
+	container.discordWork = new InFlight();
+	watchDiscordWork(client, container.discordWork);
 	metrics.watchBot({ client, shards: container.shards, enabled: config.discord.enabled });
 	for (const warning of configWarnings(config)) log.warn(warning);
 	// A value that does not decrypt (wrong key, tampered, or copied from another row) is never served: say which row.
@@ -251,6 +254,14 @@ async function shutdown(
 	container.reminders = undefined;
 	await container.care?.stop();
 	container.care = undefined;
+	// Commands, buttons and messages being handled finish (bounded) while Discord and the database are still there: a
+	// check-in or crisis event someone is being answered about is written, and the answer sent.
+	const busy = container.discordWork.size;
+	if (!(await container.discordWork.idle(SHUTDOWN_GRACE_MS))) {
+		container.logger.warn(
+			`Shutdown: ${container.discordWork.size} of ${busy} Discord interactions or messages still running after ${SHUTDOWN_GRACE_MS} ms`,
+		);
+	}
 	await container.bot?.stop();
 	await client.destroy();
 	// After leaving Discord: the shards are handed back only once this instance no longer serves them.

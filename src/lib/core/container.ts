@@ -6,6 +6,7 @@ import type { BlockCheck } from '../operations/blocks.ts';
 import type { Database } from '../db/index.ts';
 import type { StatsSource } from '../operations/stats.ts';
 import type { SharedStore } from './shared-store.ts';
+import type { InFlight } from '../discord/in-flight.ts';
 import type { ShardTracker } from '../operations/status.ts';
 
 /** Services hang on Sapphire's container; every piece reaches them as `this.container.<name>`. */
@@ -25,6 +26,8 @@ declare module '@sapphire/pieces' {
 		stats: StatsSource;
 		/** REDIS_URL: the store a fleet shares its rate limits and cooldowns in; undefined keeps them in memory. */
 		sharedStore: SharedStore | undefined;
+		/** Discord work being done now (commands, buttons, modals, messages): waited for at shutdown. */
+		discordWork: InFlight;
 		shards: ShardTracker;
 		/** The Discord bot's services; undefined in API-only mode. */
 		bot: Bot | undefined;

@@ -16,7 +16,12 @@ export class MessageCreate extends Listener<typeof Events.MessageCreate> {
 		super(context, { ...options, event: Events.MessageCreate });
 	}
 
-	override async run(message: Message) {
+	/** Counted as work in flight until answered, so a shutdown waits for it (src/lib/discord/in-flight.ts). */
+	override run(message: Message) {
+		return this.container.discordWork.track(this.#handle(message));
+	}
+
+	async #handle(message: Message) {
 		const me = this.container.client.user;
 		if (!me || message.author.bot || message.webhookId || message.system || message.author.id === me.id) return;
 		const inGuild = message.inGuild();

@@ -8,7 +8,18 @@ import type { EntityProperty } from '@mikro-orm/core';
 import { container } from '@sapphire/framework';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InteractionResponseType, MessageFlags } from 'discord.js';
-import { CheckInReminder, Conversation, CrisisEvent, Feedback, GameRound, GameVote, GhostLetter, MoodCheckIn } from '../../src/lib/db/index.ts';
+import {
+	CheckInReminder,
+	Conversation,
+	CrisisEvent,
+	Feedback,
+	GameRound,
+	GameVote,
+	GhostLetter,
+	GratitudeItem,
+	JournalEntry,
+	MoodCheckIn,
+} from '../../src/lib/db/index.ts';
 import { approveFeedback } from '../../src/lib/feedback/store.ts';
 import { memoryEnabled, recentTurns, rememberTurn, RECENT_TURNS, setMemoryEnabled } from '../../src/lib/companion/memory.ts';
 import { metaOf, remainingReferences, userColumns, type ColumnRef } from '../../src/lib/privacy/user-data.ts';
@@ -190,6 +201,11 @@ async function seed(): Promise<void> {
 	const aliceFeedback = e.create(Feedback, { userId: ALICE, message: 'alice-feedback Haven helped me', source: 'discord', consentPublic: true });
 	const bobFeedback = e.create(Feedback, { userId: BOB, message: 'bob-feedback thanks', source: 'api' });
 	e.create(CheckInReminder, { userId: ALICE, intervalMinutes: 1440, timezone: 'Europe/Paris', nextDueAt: new Date(Date.now() + 3_600_000) });
+	// Encrypted text that may not be null: written through the entities (the generic seed below would write plaintext).
+	e.create(JournalEntry, { userId: ALICE, mood: 'sad', content: 'alice-journal a long week', reflection: 'alice-reflection you kept going' });
+	e.create(JournalEntry, { userId: BOB, mood: null, content: 'bob-journal', reflection: null });
+	e.create(GratitudeItem, { userId: ALICE, day: '2026-11-20', content: 'alice-gratitude warm tea' });
+	e.create(GratitudeItem, { userId: BOB, day: '2026-11-20', content: 'bob-gratitude' });
 	const aliceRound = e.create(GameRound, { kind: 'trivia', guildId, startedBy: ALICE, content: { question: 'Q?' } });
 	const bobRound = e.create(GameRound, { kind: 'wyr', guildId, startedBy: BOB, content: { a: 'x', b: 'y' } });
 	await e.flush();

@@ -267,6 +267,8 @@ export function startFleet(options: FleetOptions): Fleet {
 	let running: Promise<void> | undefined;
 	let again = false;
 	let failing = false;
+	/** Shards already reported lost (once each). */
+	const reported = new Set<number>();
 
 	async function beatOnce(): Promise<void> {
 		const em = orm.em.fork();
@@ -291,7 +293,8 @@ export function startFleet(options: FleetOptions): Fleet {
 					],
 				);
 				const kept = new Set(updated.map((row) => Number(row.shard_id)));
-				const lost = own.shardIds.filter((id) => !kept.has(id));
+				const lost = own.shardIds.filter((id) => !kept.has(id) && !reported.has(id));
+				for (const id of lost) reported.add(id);
 				if (lost.length && !stopped) own.onLost(lost);
 			}
 			rows = await readFleet(em, staleMs);

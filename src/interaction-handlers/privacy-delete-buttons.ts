@@ -1,6 +1,7 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
 import { send, updateSoon } from '../lib/discord/reply.ts';
+import { forgetServed } from '../lib/operations/served.ts';
 import { deleteUserData } from '../lib/privacy/user-data.ts';
 import {
 	DELETE_NOT_YOURS,
@@ -31,6 +32,8 @@ export class PrivacyDeleteButtons extends InteractionHandler {
 		if (Date.now() > button.expiresAt) return updateSoon(interaction, async () => renderDeleteExpired());
 		await updateSoon(interaction, async () => {
 			const report = await deleteUserData(this.container.db.orm.em.fork(), button.userId);
+			// Their next use records them as served again (the users total itself never goes down).
+			forgetServed(button.userId);
 			if (report.unclassified.length) {
 				this.container.logger.warn(`Privacy: columns without a deletion rule were handled by the default: ${report.unclassified.join(', ')}`);
 			}

@@ -7,7 +7,7 @@ import { migrationsList } from '../../migrations/index.ts';
 import { parseConfig } from '../../src/lib/core/config.ts';
 import { migrate, openDatabase, type Database } from '../../src/lib/db/index.ts';
 import { forgetServed } from '../../src/lib/operations/served.ts';
-import { counter, run, someone, sql, startWellbeingWorld, type WellbeingWorld } from '../wellbeing/support.ts';
+import { buttonsOf, counter, run, someone, sql, startWellbeingWorld, type WellbeingWorld } from '../wellbeing/support.ts';
 import { dropDatabase, testEnv } from '../support/env.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -79,5 +79,19 @@ describe('a first command or DM counts a person once', () => {
 		await waitFor(async () => (await counter('users')) === before + 2, { what: 'the DM to count' });
 		assert.equal((await sql('select user_id from served_users where user_id in (?, ?)', [person, writer])).length, 2);
 		assert.equal(await counter('users'), before + 2, 'the second command counted nothing');
+	});
+
+	test('/privacy delete removes the row and keeps the total', async () => {
+		const person = someone();
+		const ix = w.fake.sendSlashCommand({ name: 'privacy', subcommand: 'delete', userId: person });
+		const ask = await ix.callback();
+		await waitFor(async () => (await sql('select 1 from served_users where user_id = ?', [person])).length === 1, {
+			what: 'the person recorded',
+		});
+		const total = await counter('users');
+		const confirm = buttonsOf(ask.body).find((b) => /delete/i.test(b.label))!;
+		await w.fake.sendButton({ customId: confirm.custom_id!, userId: person }).callback();
+		await waitFor(async () => (await sql('select 1 from served_users where user_id = ?', [person])).length === 0, { what: 'the row deleted' });
+		assert.equal(await counter('users'), total, 'the total never goes down');
 	});
 });

@@ -7,7 +7,7 @@ import { inflateSync } from 'node:zlib';
 import { container } from '@sapphire/framework';
 import { GratitudeItem, JournalEntry, MoodCheckIn } from '../../src/lib/db/index.ts';
 import { dayOf } from '../../src/lib/wellbeing/gratitude.ts';
-import { streaks } from '../../src/lib/wellbeing/insights.ts';
+import { observations, streaks, type InsightData } from '../../src/lib/wellbeing/insights.ts';
 import { CHART_HEIGHT, CHART_WIDTH } from '../../src/lib/wellbeing/mood-chart.ts';
 import { isEphemeral, someone, startWellbeingWorld, textOf, type WellbeingWorld } from './support.ts';
 
@@ -127,6 +127,39 @@ describe('/insights', () => {
 		assert.match(text, /last 30 days/);
 		assert.match(text, /The mood chart needs at least 3 check-ins in the last 30 days; you have 1/);
 		assert.match(text, /Current streak: 1 day/);
+	});
+
+	test('observations: counted from the person’s own data, gently worded, never a diagnosis', () => {
+		const at = (day: string) => new Date(`${day}T12:00:00Z`);
+		const checkIn = (id: number, day: string, mood: string, intensity: number) => ({ id, mood, intensity, note: null, createdAt: at(day) });
+		// Two Saturdays great, two Mondays sad; the later half brighter; good things on the bright days.
+		const data: InsightData = {
+			days: 30,
+			from: at('2026-11-01'),
+			to: at('2026-11-30'),
+			checkIns: [
+				checkIn(1, '2026-11-02', 'sad', 4),
+				checkIn(2, '2026-11-09', 'sad', 3),
+				checkIn(3, '2026-11-14', 'great', 4),
+				checkIn(4, '2026-11-21', 'great', 5),
+			],
+			journalMoods: ['good', null, 'calm'],
+			journalCount: 3,
+			gratitude: [
+				{ id: 1, day: '2026-11-14', content: 'a', createdAt: at('2026-11-14') },
+				{ id: 2, day: '2026-11-21', content: 'b', createdAt: at('2026-11-21') },
+			],
+			activeDays: new Set(),
+		};
+		const notes = observations(data);
+		assert.deepEqual(notes, [
+			'Your more recent check-ins lean brighter than the earlier ones in this period.',
+			'Saturdays tend to be among your better days in what you logged.',
+			'On days you noted good things, your check-ins were brighter on average.',
+			'You wrote in your journal 3 times in this period: that is time you gave yourself.',
+		]);
+		for (const note of notes) assert.doesNotMatch(note, /depress|disorder|diagnos|symptom/i);
+		assert.deepEqual(observations({ ...data, checkIns: data.checkIns.slice(0, 1), journalCount: 0 }), []);
 	});
 
 	test('streaks: today or yesterday keeps the current one; the longest run anywhere', () => {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { container } from '@sapphire/framework';
 import { InteractionResponseType, MessageFlags, PermissionFlagsBits } from 'discord.js';
-import { professionalsPrefill, savePart } from '../../src/lib/care/safety-plan.ts';
-import { followUpStore } from '../../src/lib/care/follow-ups.ts';
+import { parsePlanButton, parsePlanModal, professionalsPrefill, savePart } from '../../src/lib/care/safety-plan.ts';
+import { followUpStore, parseCareButton } from '../../src/lib/care/follow-ups.ts';
 import { createCareScheduler, followUpSender } from '../../src/lib/care/scheduler.ts';
 import { inQuietHours, localMinutes } from '../../src/lib/wellbeing/reminders.ts';
 import { deleteUserData, exportUserData, remainingReferences } from '../../src/lib/privacy/user-data.ts';
@@ -91,6 +91,26 @@ async function planColumns(userId: string): Promise<Record<string, string | null
 	);
 	return row;
 }
+
+describe('custom ids', () => {
+	test('buttons and modals name their owner; anything else is not ours', () => {
+		const user = '123456789012345678';
+		assert.deepEqual(parsePlanButton(`plan:write:${user}:4`), { kind: 'write', userId: user, index: 4 });
+		assert.deepEqual(parsePlanButton(`plan:clear:${user}:yes`), { kind: 'clear', userId: user, confirm: true });
+		assert.deepEqual(parsePlanModal(`plan-modal:${user}:6`), { userId: user, index: 6 });
+		assert.deepEqual(parseCareButton(`care:follow:${user}:4h`), { kind: 'follow', userId: user, choice: '4h' });
+		assert.deepEqual(parseCareButton(`care:answer:${user}:worse`), { kind: 'answer', userId: user, answer: 'worse' });
+		for (const forged of [
+			`plan:write:${user}:9`,
+			`plan-modal:${user}:7`,
+			`plan:view:${user}:1`,
+			`care:follow:${user}:1y`,
+			`care:answer:${user}:fine`,
+			'plan:view:abc',
+		])
+			assert.equal(parsePlanButton(forged) ?? parsePlanModal(forged) ?? parseCareButton(forged), null, forged);
+	});
+});
 
 describe('/safetyplan', () => {
 	test('edit walks the seven parts one at a time in modals (skippable, prefilled); view shows it privately; stored encrypted', async () => {

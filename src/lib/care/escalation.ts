@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AlertPoster } from '../safety/alerts.ts';
-import { getGuildSettings } from '../settings/guild-settings.ts';
+import { ESCALATE_MAX_MINUTES, getGuildSettings } from '../settings/guild-settings.ts';
 
 /**
  * Moderator alerts at high or imminent that nobody acknowledged in time are raised once more in the alert channel.
@@ -9,8 +9,8 @@ import { getGuildSettings } from '../settings/guild-settings.ts';
  * `crisis_events.escalated_at`, so it is posted once however many schedulers run.
  */
 
-/** Alerts older than this are left alone: a reminder a day later helps nobody. */
-export const ESCALATION_HORIZON_MS = 24 * 3_600_000;
+/** Alerts older than this are left alone (the longest setting, a day, and an hour for a scheduler that was down). */
+export const ESCALATION_HORIZON_MS = (ESCALATE_MAX_MINUTES + 60) * 60_000;
 
 interface Candidate {
 	id: number;

@@ -23,7 +23,7 @@ const posts = (channelId: string) => w.fake.requests.filter((r) => r.method === 
 
 describe('/checkin log share', () => {
 	test('shared only when asked: mood and intensity in the check-in channel, never the note; without a channel, nothing', async () => {
-		const channelId = w.fake.guild(w.guildId)!.channels.find((c: { type: number }) => c.type === ChannelType.GuildText)!.id as string;
+		const channelId = w.fake.guild(w.guildId)!.channels.find((c) => c.type === ChannelType.GuildText)!.id as string;
 		const user = someone();
 		const log = (options: Record<string, string | number | boolean>) =>
 			run(w.fake, {

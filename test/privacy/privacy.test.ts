@@ -331,7 +331,10 @@ describe('/privacy export', () => {
 		assert.equal(typeof exported.other.game_votes[0].round, 'number', 'a reference is exported as its id');
 		assert.equal(exported.other.game_rounds?.length, 1);
 		// resolved_by: the row seedEveryOtherTable made (seed() has no alert Alice resolved).
+		// blocks: the row seedEveryOtherTable made with Alice as the owner who placed and lifted a block.
 		assert.deepEqual(exported.actionsAboutOthers, {
+			'blocks.blocked_by': 1,
+			'blocks.lifted_by': 1,
 			'crisis_events.acknowledged_by': 1,
 			'crisis_events.resolved_by': 1,
 			'feedback.reviewer_id': 1,

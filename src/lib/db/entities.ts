@@ -391,3 +391,47 @@ export const ServedUser = defineEntity({
 });
 
 (entities as unknown[]).push(JournalEntry, GratitudeItem, ServedUser);
+
+// =====================================================================================================================
+// A fleet of instances on one database (src/lib/fleet); their migration is Migration20261124100000Fleet. No user data.
+
+/** Which instance connects a gateway shard, the shard's state as that instance last saw it, and its heartbeat. */
+export const FleetShard = defineEntity({
+	name: 'FleetShard',
+	tableName: 'fleet_shards',
+	properties: {
+		shardId: p.integer().primary().autoincrement(false),
+		shardCount: p.integer(),
+		instanceId: p.string().length(64).nullable(),
+		state: p.string().length(32),
+		latencyMs: p.integer().nullable(),
+		guilds: p.integer().default(0),
+		lastReady: p.datetime().nullable(),
+		resumes: p.integer().default(0),
+		heartbeatAt: p.datetime(),
+	},
+});
+
+/** One lease per max_concurrency bucket: taken for 5 s by each IDENTIFY of any instance. */
+export const FleetIdentify = defineEntity({
+	name: 'FleetIdentify',
+	tableName: 'fleet_identify',
+	properties: {
+		bucket: p.integer().primary().autoincrement(false),
+		instanceId: p.string().length(64),
+		until: p.datetime(),
+	},
+});
+
+/** The last run of each fleet-wide job (retention purge, release check, bot-list post) and who ran it. */
+export const FleetJob = defineEntity({
+	name: 'FleetJob',
+	tableName: 'fleet_jobs',
+	properties: {
+		job: p.string().length(64).primary(),
+		instanceId: p.string().length(64),
+		lastRunAt: p.datetime(),
+	},
+});
+
+(entities as unknown[]).push(FleetShard, FleetIdentify, FleetJob);

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { changeAiState, isValidModel, readAiState, type AiState } from '../../lib/operations/ai-switch.ts';
 import { withDatabase } from '../context.ts';
+import { examples } from '../output.ts';
 
 /**
  * `haven ai status|on|off|model [name]`: the owners' AI switch without Discord. A running Haven reads it again within
@@ -23,10 +24,11 @@ const modelName = (value: string) => {
 
 export default function register(program: Command): void {
 	const ai = program.command('ai').description('turn AI features on or off, or change the chat model, while Haven runs');
+	examples(ai, ['haven ai status', 'haven ai off              # fixed replies only, at once', 'haven ai model gpt-4.1-mini']);
 	const show = (json: boolean | undefined, state: AiState, model: string, keySet: boolean) =>
 		console.log(json ? JSON.stringify(state, null, 2) : describe(state, model, keySet));
 
-	ai.command('status')
+	examples(ai.command('status'), ['haven ai status --json'])
 		.description('whether AI is on, and the model')
 		.option('--json', 'print JSON')
 		.action(async (options: { json?: boolean }) => {
@@ -39,7 +41,7 @@ export default function register(program: Command): void {
 		['on', true],
 		['off', false],
 	] as const) {
-		ai.command(name)
+		examples(ai.command(name), [`haven ai ${name}`])
 			.description(enabled ? 'turn AI features on' : 'turn AI features off: fixed replies, POST /v1/chat answers 503')
 			.option('--json', 'print JSON')
 			.action(async (options: { json?: boolean }) => {
@@ -54,7 +56,7 @@ export default function register(program: Command): void {
 			});
 	}
 
-	ai.command('model')
+	examples(ai.command('model'), ['haven ai model gpt-4.1', 'haven ai model              # back to OPENAI_MODEL'])
 		.description('use this chat model instead of OPENAI_MODEL; without a name, back to OPENAI_MODEL')
 		.argument('[name]', 'model name', modelName)
 		.option('--json', 'print JSON')

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { activeBlocks, describeBlock, parseTargetId, viewBlock, type BlockKind } from '../../lib/operations/blocks.ts';
 import { oneOffRest, runBlock, runUnblock } from '../../lib/operations/owner-actions.ts';
 import { withDatabase } from '../context.ts';
+import { examples } from '../output.ts';
 
 /**
  * `haven block|unblock user|guild <id>` and `haven blocks`: the owners' blocks without Discord. A running Haven sees a
@@ -20,8 +21,10 @@ const kind = (value: string): BlockKind => {
 };
 
 export default function register(program: Command): void {
-	program
-		.command('block')
+	examples(program.command('block'), [
+		"haven block user 123456789012345678 --reason 'spam in DMs'",
+		"haven block guild 223456789012345678 --reason 'raids' --leave",
+	])
 		.description('block a person or a whole server from Haven; crisis help stays available to them')
 		.argument('<kind>', 'user or guild', kind)
 		.argument('<id>', 'the Discord id', target)
@@ -51,8 +54,7 @@ export default function register(program: Command): void {
 			});
 		});
 
-	program
-		.command('unblock')
+	examples(program.command('unblock'), ['haven unblock user 123456789012345678'])
 		.description('lift the block on a person or a server (the record stays)')
 		.argument('<kind>', 'user or guild', kind)
 		.argument('<id>', 'the Discord id', target)
@@ -63,8 +65,7 @@ export default function register(program: Command): void {
 			});
 		});
 
-	program
-		.command('blocks')
+	examples(program.command('blocks'), ['haven blocks', 'haven blocks --json'])
 		.description('list the blocks in force')
 		.option('--json', 'print JSON')
 		.action(async (options: { json?: boolean }) => {

@@ -332,7 +332,7 @@ export function scoreSets(model: CrisisModel, sets: readonly Uint32Array[]): Sco
  * The model reads at most this many words: the first and the last half of a longer message (the rules read it all).
  * It keeps the worst case of a 4,000-character message within the screen's time budget.
  */
-export const MODEL_MAX_WORDS = 300;
+export const MODEL_MAX_WORDS = 160;
 
 // ---- The data file ------------------------------------------------------------------------------------------------
 

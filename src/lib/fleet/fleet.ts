@@ -322,9 +322,10 @@ export function startFleet(options: FleetOptions): Fleet {
 		return running;
 	};
 
-	const timer = setInterval(() => void beat(), heartbeatMs);
-	timer.unref();
-	void beat();
+	// An instance without shards has nothing to write: it reads the rows when asked (status), not on a timer.
+	const timer = own ? setInterval(() => void beat(), heartbeatMs) : undefined;
+	timer?.unref();
+	if (own) void beat();
 
 	return {
 		instanceId,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LEVELS, levelRank, loadLexicons, maxLevel, screen, type CrisisLevel } from '../../src/lib/crisis/screen.ts';
+import { LEVELS, levelRank, loadLexicons, maxLevel, screen, screenRules, type CrisisLevel } from '../../src/lib/crisis/screen.ts';
 
 const level = (text: string): CrisisLevel => screen(text).level;
 const atLeast = (text: string, min: CrisisLevel): void => {
@@ -178,9 +178,12 @@ describe('screen: plans, means and intent (rubric in screen.ts)', () => {
 		assert.ok(screen('i have the pills and will take them tonight').categories.includes('plan_or_means'));
 	});
 
-	test('acquiring or stockpiling means is concern alone, high with a time; means in hand with a time is high', () => {
-		for (const t of ['i bought a rope', 'i just bought a gun', 'been hoarding my meds', 'stockpiling my seroquel', 'compré una cuerda'])
-			exactly(t, 'concern');
+	test('acquiring or stockpiling means is concern alone (the model may call it high, never imminent), high with a time; means in hand with a time is high', () => {
+		for (const t of ['i bought a rope', 'i just bought a gun', 'been hoarding my meds', 'stockpiling my seroquel', 'compré una cuerda']) {
+			assert.equal(screenRules(t).level, 'concern', t);
+			atLeast(t, 'concern');
+			assert.notEqual(level(t), 'imminent', t);
+		}
 		exactly('bought a rope today. tonights the night', 'high');
 		exactly('i have the rope. tonight.', 'high');
 	});
@@ -264,6 +267,18 @@ describe('screen: what it is not fooled by', () => {
 			'my uncle killed himself when I was a kid',
 		]));
 	test('denials', () => none(["I'm not suicidal, just tired", "i don't want to die, i just want things to change", 'I would never kill myself']));
+	test('a recovery story told as one: a distant time, a turn to now, and the phrase in the past tense', () =>
+		none([
+			'At my worst I wanted to die every day. Now I run the peer group at the clinic.',
+			'en 2019 quería morirme. hoy estoy bien y trabajo de enfermera',
+			'Last winter I thought everyone would be better off without me. Got help, and this winter I am doing fine.',
+		]));
+	test('but a recovery story does not hide the present: something recent, or anything coming back', () => {
+		exactly('Two years ago I lost my job. Last night I wanted to die. Now I just sit here', 'high');
+		exactly('At my worst I wanted to die. Now I feel the same way again', 'high');
+		exactly('At my worst I wanted to die. Now I feel scared', 'high');
+		exactly('en 2019 quería morirme. hoy estoy bien pero volvieron las ganas', 'high');
+	});
 	test('but the past does not hide the present', () => {
 		exactly('I used to want to die and I still do', 'high');
 		exactly('I used to be happy, now I want to die', 'high');

@@ -213,6 +213,11 @@ export const POSITIONAL_MARKERS: ReadonlySet<string> = new Set(['idiom', 'effort
 
 export const MARKER_KINDS: readonly string[] = [
 	'past',
+	'then',
+	'now_better',
+	'past_verb',
+	'recent',
+	'recurring',
 	'ongoing',
 	'fiction',
 	'idiom',

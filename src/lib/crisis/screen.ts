@@ -8,7 +8,9 @@
  * ------
  *   none      nothing that suggests risk: idioms ("this homework is killing me"), tech ("kill -9"), games ("killed
  *             myself in minecraft"), fiction, news and history, recovery and the past ("I used to self-harm, a year
- *             clean today"), helping others in the abstract, everyday sadness and grief, denials ("I'm not suicidal").
+ *             clean today"; "At my worst I wanted to die. Now I run the peer group": a distant time, a turn to now
+ *             and the phrase in the past tense), helping others in the abstract, everyday sadness and grief, denials
+ *             ("I'm not suicidal").
  *             Means mentioned without intent: "i have the pills", "i have a gun", "i'm on the bridge" (possession of
  *             medication or a place is everyday); taking medication as a routine ("i have the pills my doctor gave me
  *             and will take them tonight before bed": see "Means" below).
@@ -82,17 +84,37 @@ export { CATEGORIES, LEVELS, levelRank, maxLevel } from './types.ts';
 
 type Scope = 'near' | 'clause' | 'sentence' | 'message';
 type Effect = 'drop' | 'down';
+interface Where {
+	kind: string;
+	scope: Scope;
+}
 
 /**
  * Where a guard looks and what it does. `neg` and `other` are read backwards from the phrase and inside its gaps.
  * A cancel marker switches a guard off: "/srs" anywhere cancels joke markers; "still", "since", "again" right next to
  * the phrase cancel the past ("I used to want to die and I still do").
  */
-const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: { kind: string; scope: Scope } }> = {
-	past: { scope: 'clause', effect: 'drop', cancel: { kind: 'ongoing', scope: 'near' } },
+const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; requires?: Where[] }> = {
+	past: { scope: 'clause', effect: 'drop', cancel: [{ kind: 'ongoing', scope: 'near' }] },
+	// A recovery story: a distant time, a turn to now, and the phrase itself in the past tense ("In 2019 I wanted to
+	// die. Now I run the peer group"). Anything recent in its clause, "still" beside it, or anything coming back
+	// anywhere in the message ("again", "it's back") keeps the phrase.
+	then: {
+		scope: 'message',
+		effect: 'drop',
+		requires: [
+			{ kind: 'now_better', scope: 'message' },
+			{ kind: 'past_verb', scope: 'clause' },
+		],
+		cancel: [
+			{ kind: 'recent', scope: 'clause' },
+			{ kind: 'ongoing', scope: 'near' },
+			{ kind: 'recurring', scope: 'message' },
+		],
+	},
 	fiction: { scope: 'sentence', effect: 'drop' },
 	idiom: { scope: 'near', effect: 'drop' },
-	joke: { scope: 'message', effect: 'down', cancel: { kind: 'serious', scope: 'message' } },
+	joke: { scope: 'message', effect: 'down', cancel: [{ kind: 'serious', scope: 'message' }] },
 	game: { scope: 'sentence', effect: 'drop' },
 	effort: { scope: 'near', effect: 'drop' },
 	accident: { scope: 'sentence', effect: 'drop' },
@@ -105,13 +127,13 @@ const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: { kind: st
 };
 // The engine keeps every match of a positional marker and one per clause of the others: both lists must agree.
 for (const [kind, rule] of Object.entries(GUARDS)) {
-	for (const [k, scope] of [[kind, rule.scope], ...(rule.cancel ? [[rule.cancel.kind, rule.cancel.scope]] : [])] as [string, Scope][]) {
+	for (const { kind: k, scope } of [{ kind, scope: rule.scope }, ...(rule.cancel ?? []), ...(rule.requires ?? [])]) {
 		if ((scope === 'near') !== POSITIONAL_MARKERS.has(k)) throw new Error(`crisis guard ${k}: scope and POSITIONAL_MARKERS disagree`);
 	}
 }
 /** How far (in words) a `near` marker may sit from the phrase. */
 const NEAR: Record<string, number> = { ongoing: 3 };
-const DEFAULT_GUARDS = ['neg', 'other', 'past', 'fiction', 'idiom', 'joke'];
+const DEFAULT_GUARDS = ['neg', 'other', 'past', 'then', 'fiction', 'idiom', 'joke'];
 const SUICIDAL: ReadonlySet<CrisisCategory> = new Set(['suicidal_ideation', 'goodbye', 'indirect_ideation']);
 
 /** Marker kinds as bits: the kinds found in a sentence or a clause are one number. */
@@ -129,13 +151,19 @@ interface Lookup {
 }
 interface Guard extends Lookup {
 	effect: Effect;
-	cancel: Lookup | null;
+	cancel: Lookup[];
+	requires: Lookup[];
 }
 const lookup = (kind: string, scope: Scope): Lookup => ({ kind, bit: kindBit(kind), scope, reach: NEAR[kind] ?? 1 });
 const GUARD_RULES = new Map<string, Guard>(
 	Object.entries(GUARDS).map(([kind, rule]) => [
 		kind,
-		{ ...lookup(kind, rule.scope), effect: rule.effect, cancel: rule.cancel ? lookup(rule.cancel.kind, rule.cancel.scope) : null },
+		{
+			...lookup(kind, rule.scope),
+			effect: rule.effect,
+			cancel: (rule.cancel ?? []).map((w) => lookup(w.kind, w.scope)),
+			requires: (rule.requires ?? []).map((w) => lookup(w.kind, w.scope)),
+		},
 	]),
 );
 
@@ -276,7 +304,11 @@ function present(look: Lookup, m: Match, tokens: Token[], markers: Markers): boo
 }
 
 function guardApplies(guard: Guard, m: Match, tokens: Token[], markers: Markers): boolean {
-	return present(guard, m, tokens, markers) && !(guard.cancel && present(guard.cancel, m, tokens, markers));
+	return (
+		present(guard, m, tokens, markers) &&
+		guard.requires.every((look) => present(look, m, tokens, markers)) &&
+		!guard.cancel.some((look) => present(look, m, tokens, markers))
+	);
 }
 
 interface Live {

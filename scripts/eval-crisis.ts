@@ -6,7 +6,7 @@
  * exits 1 when explicit-intent recall < 0.98 or the false-positive rate > 0.05 (rule in src/lib/crisis/eval.ts).
  * Then, by kind of message, every training file together and every held-out batch on its own, each marked with
  * whether the shipped model was trained on it (a batch's honest figure is the one recorded in the crisis README
- * when it was scored once, before it was trained on).
+ * when it was scored once, before it was trained on), then the minimal pairs (never trained on).
  */
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import {
 	formatKindReport,
 	formatReport,
 	heldOutFiles,
+	pairFiles,
 	kindReport,
 	loadCorpus,
 	loadCorpusFiles,
@@ -41,6 +42,8 @@ if (args.includes('--json')) {
 			const status = trainedOn.has(name(file)) ? 'trained on since it was scored' : 'held out: not trained on';
 			console.log('\n' + formatKindReport(`${name(file)} (${status})`, kindReport(loadCorpus(file))));
 		}
+		for (const file of pairFiles())
+			console.log('\n' + formatKindReport(`${name(file)} (minimal pairs: never trained on)`, kindReport(loadCorpus(file))));
 	}
 }
 process.exitCode = report.pass ? 0 : 1;

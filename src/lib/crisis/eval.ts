@@ -81,6 +81,11 @@ export function loadCorpus(path: string | URL = DEFAULT_CORPUS): CorpusEntry[] {
 export const TRAINING_DIR = new URL('../../../test/crisis/train/', import.meta.url);
 /** Held-out batches: written blind, scored once (their figures are in the crisis README), then trained on. */
 export const HELD_OUT_DIR = new URL('../../../test/crisis/heldout/', import.meta.url);
+/**
+ * Minimal pairs: each crisis message followed by one in the same words without current risk. Measured, never trained
+ * on: in cross-validation they cost the model recall on ordinary messages without lowering its false positives.
+ */
+export const PAIRS_DIR = new URL('../../../test/crisis/pairs/', import.meta.url);
 
 function jsonlFiles(dir: URL): URL[] {
 	let names: string[];
@@ -102,6 +107,10 @@ export function corpusFiles({ heldOutToo }: { heldOutToo: boolean }): URL[] {
 
 export function heldOutFiles(): URL[] {
 	return jsonlFiles(HELD_OUT_DIR);
+}
+
+export function pairFiles(): URL[] {
+	return jsonlFiles(PAIRS_DIR);
 }
 
 export function loadCorpusFiles(files: readonly URL[]): CorpusEntry[] {

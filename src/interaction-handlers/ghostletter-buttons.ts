@@ -1,18 +1,9 @@
 import { InteractionHandler, InteractionHandlerTypes } from '@sapphire/framework';
 import type { ButtonInteraction } from 'discord.js';
 import { updateSoon } from '../lib/discord/reply.ts';
-import {
-	CLEAR_CANCELLED,
-	clearLetters,
-	deleteLetter,
-	letterAt,
-	NOT_YOURS,
-	parseLetterButton,
-	renderCleared,
-	renderLetter,
-	type LetterButton,
-} from '../lib/wellbeing/ghost-letters.ts';
 import { whisper } from '../lib/wellbeing/answer.ts';
+import { LETTER_BUTTONS, NOT_YOURS, LETTER_PAGES } from '../lib/wellbeing/ghost-letters.ts';
+import { pressPageButton, type PageButton } from '../lib/wellbeing/private-pages.ts';
 
 /**
  * The buttons of `/ghostletter read` (pages, delete one) and `/ghostletter clear` (confirm, cancel). They sit on
@@ -24,29 +15,12 @@ export class GhostletterButtons extends InteractionHandler {
 	}
 
 	override parse(interaction: ButtonInteraction) {
-		const parsed = parseLetterButton(interaction.customId);
+		const parsed = LETTER_BUTTONS.parse(interaction.customId);
 		return parsed ? this.some(parsed) : this.none();
 	}
 
-	override async run(interaction: ButtonInteraction, button: LetterButton) {
+	override async run(interaction: ButtonInteraction, button: PageButton) {
 		if (interaction.user.id !== button.userId) return whisper(interaction, NOT_YOURS);
-		const em = () => this.container.db.orm.em.fork();
-		const userId = button.userId;
-		await updateSoon(interaction, async () => {
-			switch (button.kind) {
-				case 'page':
-					return renderLetter(userId, await letterAt(em(), userId, button.index));
-				case 'delete': {
-					const deleted = await deleteLetter(em(), userId, button.letterId);
-					return renderLetter(
-						userId,
-						await letterAt(em(), userId, 0),
-						deleted ? '🗑️ Deleted that letter for good.' : 'That letter was already deleted.',
-					);
-				}
-				case 'clear':
-					return button.confirm ? renderCleared(await clearLetters(em(), userId)) : CLEAR_CANCELLED;
-			}
-		});
+		await updateSoon(interaction, () => pressPageButton(LETTER_PAGES, () => this.container.db.orm.em.fork(), button));
 	}
 }

@@ -47,7 +47,7 @@ import {
 	wyrButtonId,
 } from '../../src/lib/wellbeing/games.ts';
 import { roundTakesAnswers, triviaAnswerReply, triviaClick } from '../../src/lib/wellbeing/trivia-rules.ts';
-import { clearButtonId, deleteButtonId, pageButtonId, parseLetterButton, parseModalId, renderLetter } from '../../src/lib/wellbeing/ghost-letters.ts';
+import { LETTER_BUTTONS, parseModalId, renderLetter } from '../../src/lib/wellbeing/ghost-letters.ts';
 import {
 	createReminderScheduler,
 	inQuietHours,
@@ -461,10 +461,10 @@ describe('content pools', () => {
 
 describe('custom ids and views', () => {
 	test('ghost-letter buttons carry their author and parse back; malformed ids are ignored', () => {
-		assert.deepEqual(parseLetterButton(pageButtonId(USER, 3)), { kind: 'page', userId: USER, index: 3 });
-		assert.deepEqual(parseLetterButton(deleteButtonId(USER, 42)), { kind: 'delete', userId: USER, letterId: 42 });
-		assert.deepEqual(parseLetterButton(clearButtonId(USER, true)), { kind: 'clear', userId: USER, confirm: true });
-		assert.deepEqual(parseLetterButton(clearButtonId(USER, false)), { kind: 'clear', userId: USER, confirm: false });
+		assert.deepEqual(LETTER_BUTTONS.parse(LETTER_BUTTONS.page(USER, 3)), { kind: 'page', userId: USER, index: 3 });
+		assert.deepEqual(LETTER_BUTTONS.parse(LETTER_BUTTONS.remove(USER, 42)), { kind: 'delete', userId: USER, id: 42 });
+		assert.deepEqual(LETTER_BUTTONS.parse(LETTER_BUTTONS.clear(USER, true)), { kind: 'clear', userId: USER, confirm: true });
+		assert.deepEqual(LETTER_BUTTONS.parse(LETTER_BUTTONS.clear(USER, false)), { kind: 'clear', userId: USER, confirm: false });
 		for (const bad of [
 			'ghostletter:page:abc:1',
 			'ghostletter:clear:123456789012345678:maybe',
@@ -472,7 +472,7 @@ describe('custom ids and views', () => {
 			'ghostletter:page:123456789012345678:-1',
 			'other',
 		]) {
-			assert.equal(parseLetterButton(bad), null, bad);
+			assert.equal(LETTER_BUTTONS.parse(bad), null, bad);
 		}
 		assert.equal(parseModalId('ghostletter-modal:keep'), 'keep');
 		assert.equal(parseModalId('ghostletter-modal:other'), null);

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ButtonStyle, ComponentType, TextInputStyle, type APIButtonComponent, type APIModalInteractionResponseCallbackData } from 'discord.js';
+import { ComponentType, TextInputStyle, type APIModalInteractionResponseCallbackData } from 'discord.js';
 import { GhostLetter } from '../db/index.ts';
 import { COLOR } from '../discord/info-views.ts';
 import type { View } from '../discord/reply.ts';
 import { plural } from '../discord/text.ts';
+import { pageButtonIds, pagerRow, renderClearConfirm as confirmClear, type PrivatePages } from './private-pages.ts';
 
 /**
  * Ghost letters: something a person needs to let out. "keep" stores it encrypted (the column type) and only its author
@@ -24,31 +25,7 @@ export const MODAL_PREFIX = 'ghostletter-modal';
 export const MODAL_FIELD = 'letter';
 export const BUTTON_PREFIX = 'ghostletter';
 
-export type LetterButton =
-	| { kind: 'page'; userId: string; index: number }
-	| { kind: 'delete'; userId: string; letterId: number }
-	| { kind: 'clear'; userId: string; confirm: boolean };
-
-export function pageButtonId(userId: string, index: number): string {
-	return `${BUTTON_PREFIX}:page:${userId}:${index}`;
-}
-
-export function deleteButtonId(userId: string, letterId: number): string {
-	return `${BUTTON_PREFIX}:delete:${userId}:${letterId}`;
-}
-
-export function clearButtonId(userId: string, confirm: boolean): string {
-	return `${BUTTON_PREFIX}:clear:${userId}:${confirm ? 'yes' : 'no'}`;
-}
-
-export function parseLetterButton(customId: string): LetterButton | null {
-	const match = /^ghostletter:(page|delete|clear):(\d{17,20}):(\d{1,9}|yes|no)$/.exec(customId);
-	if (!match) return null;
-	const [, kind, userId, arg] = match as unknown as [string, string, string, string];
-	if (kind === 'clear') return arg === 'yes' || arg === 'no' ? { kind, userId, confirm: arg === 'yes' } : null;
-	if (!/^\d+$/.test(arg)) return null;
-	return kind === 'page' ? { kind, userId, index: Number(arg) } : { kind: 'delete', userId, letterId: Number(arg) };
-}
+export const LETTER_BUTTONS = pageButtonIds(BUTTON_PREFIX);
 
 export function parseModalId(customId: string): LetterMode | null {
 	const match = /^ghostletter-modal:(keep|letgo)$/.exec(customId);
@@ -141,15 +118,6 @@ export const LET_GO = [
 
 const unix = (date: Date) => Math.floor(date.getTime() / 1000);
 
-function button(
-	label: string,
-	customId: string,
-	style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
-	disabled = false,
-): APIButtonComponent {
-	return { type: ComponentType.Button, style, label, custom_id: customId, disabled };
-}
-
 export function renderLetter(userId: string, page: { letter: LetterRow | null; total: number; index: number }, notice?: string): View {
 	if (!page.letter) {
 		return {
@@ -170,33 +138,13 @@ export function renderLetter(userId: string, page: { letter: LetterRow | null; t
 				footer: { text: 'Only you can see this. Stored encrypted.' },
 			},
 		],
-		components: [
-			{
-				type: ComponentType.ActionRow,
-				components: [
-					button('Newer', pageButtonId(userId, index - 1), ButtonStyle.Secondary, index === 0),
-					button('Older', pageButtonId(userId, index + 1), ButtonStyle.Secondary, index >= total - 1),
-					button('Delete this letter', deleteButtonId(userId, letter.id), ButtonStyle.Danger),
-				],
-			},
-		],
+		components: [pagerRow(LETTER_BUTTONS, { userId, index, total, id: letter.id }, 'Delete this letter')],
 	};
 }
 
 export function renderClearConfirm(userId: string, total: number): View {
 	if (total === 0) return { content: 'You have no kept letters: there is nothing to clear.', components: [] };
-	return {
-		content: `Delete all ${plural(total, 'kept letter')}? This cannot be undone.`,
-		components: [
-			{
-				type: ComponentType.ActionRow,
-				components: [
-					button(`Delete ${plural(total, 'letter')}`, clearButtonId(userId, true), ButtonStyle.Danger),
-					button('Cancel', clearButtonId(userId, false), ButtonStyle.Secondary),
-				],
-			},
-		],
-	};
+	return confirmClear(LETTER_BUTTONS, userId, `Delete all ${plural(total, 'kept letter')}?`, `Delete ${plural(total, 'letter')}`);
 }
 
 export function renderCleared(deleted: number): View {
@@ -210,3 +158,13 @@ export function renderCleared(deleted: number): View {
 export const CLEAR_CANCELLED: View = { content: 'Cancelled: your letters are untouched.', embeds: [], components: [] };
 
 export const NOT_YOURS = 'These buttons belong to someone else’s private letters.';
+
+export const LETTER_PAGES: PrivatePages<Awaited<ReturnType<typeof letterAt>>> = {
+	at: letterAt,
+	remove: deleteLetter,
+	clear: clearLetters,
+	render: renderLetter,
+	renderCleared,
+	cancelled: CLEAR_CANCELLED,
+	noun: 'letter',
+};

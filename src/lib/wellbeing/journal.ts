@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ButtonStyle, ComponentType, TextInputStyle, type APIButtonComponent, type APIModalInteractionResponseCallbackData } from 'discord.js';
+import { ComponentType, TextInputStyle, type APIModalInteractionResponseCallbackData } from 'discord.js';
 import type { Ai } from '../ai/index.ts';
 import { JournalEntry } from '../db/index.ts';
 import { COLOR } from '../discord/info-views.ts';
@@ -7,6 +7,7 @@ import type { View } from '../discord/reply.ts';
 import { excerpt, plural } from '../discord/text.ts';
 import { generate, parsePlain, type Generated } from './ai.ts';
 import { isMood, moodOf } from './checkins.ts';
+import { pageButtonIds, pagerRow, renderClearConfirm as confirmClear, type PrivatePages } from './private-pages.ts';
 
 /**
  * The private journal: entries written in a writing box (modal), with an optional mood, stored encrypted (the
@@ -34,23 +35,7 @@ export interface JournalModal {
 	reflect: boolean;
 }
 
-export type JournalButton =
-	| { kind: 'page'; userId: string; index: number }
-	| { kind: 'delete'; userId: string; entryId: number }
-	| { kind: 'clear'; userId: string; confirm: boolean };
-
-export const pageButtonId = (userId: string, index: number) => `${BUTTON_PREFIX}:page:${userId}:${index}`;
-export const deleteButtonId = (userId: string, entryId: number) => `${BUTTON_PREFIX}:delete:${userId}:${entryId}`;
-export const clearButtonId = (userId: string, confirm: boolean) => `${BUTTON_PREFIX}:clear:${userId}:${confirm ? 'yes' : 'no'}`;
-
-export function parseJournalButton(customId: string): JournalButton | null {
-	const match = /^journal:(page|delete|clear):(\d{17,20}):(\d{1,9}|yes|no)$/.exec(customId);
-	if (!match) return null;
-	const [, kind, userId, arg] = match as unknown as [string, string, string, string];
-	if (kind === 'clear') return arg === 'yes' || arg === 'no' ? { kind, userId, confirm: arg === 'yes' } : null;
-	if (!/^\d+$/.test(arg)) return null;
-	return kind === 'page' ? { kind, userId, index: Number(arg) } : { kind: 'delete', userId, entryId: Number(arg) };
-}
+export const JOURNAL_BUTTONS = pageButtonIds(BUTTON_PREFIX);
 
 export function modalId(options: JournalModal): string {
 	return `${MODAL_PREFIX}:${options.mood ?? '-'}:${options.reflect ? 'r' : '-'}`;
@@ -196,10 +181,6 @@ export async function reflect(
 const unix = (date: Date) => Math.floor(date.getTime() / 1000);
 const moodText = (mood: string | null) => (mood ? `${moodOf(mood).emoji} ${moodOf(mood).label}` : 'no mood');
 
-function button(label: string, customId: string, style: ButtonStyle, disabled = false): APIButtonComponent {
-	return { type: ComponentType.Button, style: style as ButtonStyle.Primary, label, custom_id: customId, disabled };
-}
-
 export function renderWritten(total: number, reflection?: Generated<string>): View {
 	const lines = [
 		`📓 Saved. Your entry is stored encrypted and only you can read it (\`/journal read\`). You keep ${plural(total, 'entry', 'entries')}.`,
@@ -253,33 +234,18 @@ export function renderEntry(userId: string, page: { entry: EntryRow | null; tota
 				footer: { text: 'Only you can see this. Stored encrypted.' },
 			},
 		],
-		components: [
-			{
-				type: ComponentType.ActionRow,
-				components: [
-					button('Newer', pageButtonId(userId, index - 1), ButtonStyle.Secondary, index === 0),
-					button('Older', pageButtonId(userId, index + 1), ButtonStyle.Secondary, index >= total - 1),
-					button('Delete this entry', deleteButtonId(userId, entry.id), ButtonStyle.Danger),
-				],
-			},
-		],
+		components: [pagerRow(JOURNAL_BUTTONS, { userId, index, total, id: entry.id }, 'Delete this entry')],
 	};
 }
 
 export function renderClearConfirm(userId: string, total: number): View {
 	if (total === 0) return { content: 'Your journal is empty: there is nothing to delete.', components: [] };
-	return {
-		content: `Delete all ${plural(total, 'journal entry', 'journal entries')}? This cannot be undone.`,
-		components: [
-			{
-				type: ComponentType.ActionRow,
-				components: [
-					button(`Delete ${plural(total, 'entry', 'entries')}`, clearButtonId(userId, true), ButtonStyle.Danger),
-					button('Cancel', clearButtonId(userId, false), ButtonStyle.Secondary),
-				],
-			},
-		],
-	};
+	return confirmClear(
+		JOURNAL_BUTTONS,
+		userId,
+		`Delete all ${plural(total, 'journal entry', 'journal entries')}?`,
+		`Delete ${plural(total, 'entry', 'entries')}`,
+	);
 }
 
 export function renderCleared(deleted: number): View {
@@ -295,3 +261,13 @@ export function renderCleared(deleted: number): View {
 export const CLEAR_CANCELLED: View = { content: 'Cancelled: your journal is untouched.', embeds: [], components: [] };
 
 export const NOT_YOURS = 'These buttons belong to someone else’s private journal.';
+
+export const JOURNAL_PAGES: PrivatePages<Awaited<ReturnType<typeof entryAt>>> = {
+	at: entryAt,
+	remove: deleteEntry,
+	clear: clearEntries,
+	render: renderEntry,
+	renderCleared,
+	cancelled: CLEAR_CANCELLED,
+	noun: 'entry',
+};

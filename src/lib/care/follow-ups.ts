@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
+import { ButtonStyle, ComponentType } from 'discord.js';
+import { button } from '../discord/buttons.ts';
 import { COLOR } from '../discord/info-views.ts';
 import type { View } from '../discord/reply.ts';
 import { outsideQuietHours, type QuietHours } from '../wellbeing/reminders.ts';
@@ -152,17 +153,6 @@ export function followUpStore(em: () => EntityManager): FollowUpStore {
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Views
-
-const button = (
-	label: string,
-	customId: string,
-	style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
-): APIButtonComponent => ({
-	type: ComponentType.Button,
-	label,
-	custom_id: customId,
-	style,
-});
 
 /**
  * Sent after the crisis reply, never in its place: the person's safety plan (when they have one), a follow-up later,

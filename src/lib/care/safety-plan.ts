@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ButtonStyle, ComponentType, TextInputStyle, type APIButtonComponent, type APIModalInteractionResponseCallbackData } from 'discord.js';
+import { ButtonStyle, ComponentType, TextInputStyle, type APIModalInteractionResponseCallbackData } from 'discord.js';
 import { resourcesFor } from '../crisis/resources.ts';
 import { SafetyPlan } from '../db/index.ts';
+import { button } from '../discord/buttons.ts';
 import { COLOR } from '../discord/info-views.ts';
 import type { View } from '../discord/reply.ts';
 
@@ -157,17 +158,6 @@ export function parsePlanModal(customId: string): { userId: string; index: numbe
 // Views
 
 export const NOT_YOUR_PLAN = 'This belongs to someone else’s safety plan: only they can use it. `/safetyplan` makes your own.';
-
-const button = (
-	label: string,
-	customId: string,
-	style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
-): APIButtonComponent => ({
-	type: ComponentType.Button,
-	label,
-	custom_id: customId,
-	style,
-});
 
 /** The crisis lines of the person's country, as a starting point for "Professionals and services". */
 export function professionalsPrefill(country: string | null): string {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
+import { ButtonStyle, ComponentType } from 'discord.js';
 import type { Ai } from '../ai/index.ts';
+import { button } from '../discord/buttons.ts';
 import { COLOR } from '../discord/info-views.ts';
 import type { View } from '../discord/reply.ts';
 import { plural } from '../discord/text.ts';
@@ -471,15 +472,6 @@ export function parseGameButton(customId: string): GameButton | null {
 
 export const LETTERS = ['A', 'B', 'C', 'D'] as const;
 
-function btn(
-	label: string,
-	customId: string,
-	style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
-	disabled = false,
-): APIButtonComponent {
-	return { type: ComponentType.Button, style, label, custom_id: customId, disabled };
-}
-
 export function renderTrivia(roundId: number, question: TriviaQuestion, counts: number[], revealed: boolean, fromAi: boolean): View {
 	const total = counts.reduce((sum, n) => sum + n, 0);
 	const lines = [`**${question.question}**`, ''];
@@ -514,11 +506,13 @@ export function renderTrivia(roundId: number, question: TriviaQuestion, counts: 
 		components: [
 			{
 				type: ComponentType.ActionRow,
-				components: question.choices.map((_, i) => btn(LETTERS[i]!, triviaButtonId(roundId, i), ButtonStyle.Primary, revealed)),
+				components: question.choices.map((_, i) => button(LETTERS[i]!, triviaButtonId(roundId, i), ButtonStyle.Primary, revealed)),
 			},
 			{
 				type: ComponentType.ActionRow,
-				components: [btn(revealed ? 'Answer revealed' : 'Reveal answer', triviaButtonId(roundId, 'reveal'), ButtonStyle.Secondary, revealed)],
+				components: [
+					button(revealed ? 'Answer revealed' : 'Reveal answer', triviaButtonId(roundId, 'reveal'), ButtonStyle.Secondary, revealed),
+				],
 			},
 		],
 	};
@@ -561,8 +555,8 @@ export function renderWyr(roundId: number, question: WyrQuestion, counts: number
 			{
 				type: ComponentType.ActionRow,
 				components: [
-					btn(`A · ${a}`, wyrButtonId(roundId, 0), ButtonStyle.Primary),
-					btn(`B · ${b}`, wyrButtonId(roundId, 1), ButtonStyle.Success),
+					button(`A · ${a}`, wyrButtonId(roundId, 0), ButtonStyle.Primary),
+					button(`B · ${b}`, wyrButtonId(roundId, 1), ButtonStyle.Success),
 				],
 			},
 		],

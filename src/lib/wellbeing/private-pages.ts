@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponent } from 'discord.js';
+import { button } from '../discord/buttons.ts';
 import type { View } from '../discord/reply.ts';
 
 /**
@@ -35,15 +36,6 @@ export function pageButtonIds(prefix: string): PageButtonIds {
 			return kind === 'page' ? { kind, userId, index: Number(arg) } : { kind, userId, id: Number(arg) };
 		},
 	};
-}
-
-function button(
-	label: string,
-	customId: string,
-	style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
-	disabled = false,
-): APIButtonComponent {
-	return { type: ComponentType.Button, style, label, custom_id: customId, disabled };
 }
 
 /** Newer / Older / Delete this one, for the item at `index` (0 = newest) of `total`. */

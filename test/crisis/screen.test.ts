@@ -279,6 +279,15 @@ describe('screen: what it is not fooled by', () => {
 		exactly('At my worst I wanted to die. Now I feel scared', 'high');
 		exactly('en 2019 quería morirme. hoy estoy bien pero volvieron las ganas', 'high');
 	});
+	test('having stopped is not doing it, and a song is not the singer', () => {
+		none([
+			'It has been a year since I stopped self harming. My scars are white now.',
+			'that song with "i wanna die young" in the chorus is stuck in my head',
+		]);
+		exactly('I stopped eating and I want to die', 'high');
+		exactly('i stopped taking my meds, i want to kill myself', 'high');
+		exactly('I want to die, it is in my head like a song you cannot get rid of', 'high');
+	});
 	test('but the past does not hide the present', () => {
 		exactly('I used to want to die and I still do', 'high');
 		exactly('I used to be happy, now I want to die', 'high');

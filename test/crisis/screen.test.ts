@@ -234,7 +234,10 @@ describe('screen: what it is not fooled by', () => {
 			'that cake is to die for',
 			'I want to dye my hair',
 			'I nearly killed myself laughing',
+			'semana de prova, vou me matar de estudar até sexta',
+			'mi ammazzo di lavoro tutta la settimana',
 		]));
+	test('an idiom does not hide the real thing', () => exactly('vou me matar de verdade hoje', 'imminent'));
 	test('tech', () => none(['kill the process', 'run kill -9 on the pid', 'the OOM killer killed it', 'git reset killed my changes']));
 	test('games', () =>
 		none(['I killed myself in minecraft', 'i died in the boss fight', 'just killed myself with my own grenade lmao', 'type /kill to respawn']));

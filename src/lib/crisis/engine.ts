@@ -209,7 +209,7 @@ interface FuzzyWord {
 export const BARE_MAX_TOKENS = 3;
 
 /** Marker kinds whose position matters (the screen checks them right around a phrase); others count once per clause. */
-export const POSITIONAL_MARKERS: ReadonlySet<string> = new Set(['idiom', 'effort', 'relation', 'account', 'ongoing']);
+export const POSITIONAL_MARKERS: ReadonlySet<string> = new Set(['idiom', 'effort', 'relation', 'account', 'ongoing', 'still']);
 
 export const MARKER_KINDS: readonly string[] = [
 	'past',
@@ -218,6 +218,7 @@ export const MARKER_KINDS: readonly string[] = [
 	'past_verb',
 	'recent',
 	'recurring',
+	'still',
 	'ongoing',
 	'fiction',
 	'idiom',

@@ -108,7 +108,7 @@ const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; r
 		],
 		cancel: [
 			{ kind: 'recent', scope: 'clause' },
-			{ kind: 'ongoing', scope: 'near' },
+			{ kind: 'still', scope: 'near' },
 			{ kind: 'recurring', scope: 'message' },
 		],
 	},
@@ -132,7 +132,7 @@ for (const [kind, rule] of Object.entries(GUARDS)) {
 	}
 }
 /** How far (in words) a `near` marker may sit from the phrase. */
-const NEAR: Record<string, number> = { ongoing: 3 };
+const NEAR: Record<string, number> = { ongoing: 3, still: 3 };
 const DEFAULT_GUARDS = ['neg', 'other', 'past', 'then', 'fiction', 'idiom', 'joke'];
 const SUICIDAL: ReadonlySet<CrisisCategory> = new Set(['suicidal_ideation', 'goodbye', 'indirect_ideation']);
 

@@ -83,6 +83,7 @@ describe('screen: what it recognises', () => {
 			"I'm giving away all my stuff, I won't need it anymore",
 			'goodbye everyone, sorry for everything',
 			"I can't do this anymore",
+			'nobody would even notice if i didnt wake up tomorrow',
 		]) {
 			exactly(t, 'concern');
 		}

@@ -3,7 +3,7 @@
  * in a reply comes from the data file; the templates here hold none.
  */
 import data from './resources.json' with { type: 'json' };
-import { levelRank, type Assessment } from './types.ts';
+import { CATEGORIES, levelRank, type Assessment, type CrisisCategory } from './types.ts';
 
 export interface CrisisService {
 	name: string;
@@ -180,16 +180,7 @@ function assemble(head: string[], r: CountryResources, tail: string[]): string {
 	return text.length > MAX_REPLY_LENGTH ? text.slice(0, MAX_REPLY_LENGTH - 1) + '…' : text;
 }
 
-const SELF_CATEGORIES = new Set([
-	'suicidal_ideation',
-	'self_harm',
-	'plan_or_means',
-	'time_bound_intent',
-	'attempt',
-	'goodbye',
-	'indirect_ideation',
-	'distress',
-]);
+const SELF_CATEGORIES: ReadonlySet<CrisisCategory> = new Set(CATEGORIES.filter((category) => category !== 'third_party'));
 
 /**
  * The private reply to a message that screened as a possible crisis: warm, short, deterministic Discord markdown with

@@ -84,6 +84,9 @@ describe('screen: what it recognises', () => {
 			'goodbye everyone, sorry for everything',
 			"I can't do this anymore",
 			'nobody would even notice if i didnt wake up tomorrow',
+			'honestly so tired of being alive',
+			'if a truck ran me over on the way to work i would not mind',
+			'si un camion me écrasait demain ça m’arrangerait',
 		]) {
 			exactly(t, 'concern');
 		}
@@ -237,6 +240,7 @@ describe('screen: what it is not fooled by', () => {
 			'I nearly killed myself laughing',
 			'semana de prova, vou me matar de estudar até sexta',
 			'mi ammazzo di lavoro tutta la settimana',
+			'if the bus is late again i would not even mind, more time to read',
 		]));
 	test('an idiom does not hide the real thing', () => exactly('vou me matar de verdade hoje', 'imminent'));
 	test('tech', () => none(['kill the process', 'run kill -9 on the pid', 'the OOM killer killed it', 'git reset killed my changes']));

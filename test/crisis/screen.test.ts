@@ -148,6 +148,7 @@ describe('screen: what it recognises', () => {
 			['fr', 'je veux mourir'],
 			['de', 'ich will mich umbringen'],
 			['pt', 'quero me matar'],
+			['pt', 'apetece-me matar-me'],
 			['it', 'voglio morire'],
 		];
 		for (const [lang, text] of cases) {
@@ -157,6 +158,7 @@ describe('screen: what it recognises', () => {
 		}
 		exactly('me voy a suicidar esta noche', 'imminent');
 		exactly('mi amiga dice que se quiere matar', 'concern');
+		exactly('ele quer matar-me, estou com medo', 'none');
 		assert.deepEqual(screen('i want to die').language, ['en']);
 	});
 });

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { container } from '@sapphire/framework';
 import { Routes, type APIMessage, type Client } from 'discord.js';
+import { periodic } from '../core/periodic.ts';
 import { describeError } from '../discord/interaction-errors.ts';
 import { NO_MENTIONS } from '../discord/reply.ts';
 import type { AlertPoster } from '../safety/alerts.ts';
@@ -60,15 +61,16 @@ export const CARE_TICK_MS = 60_000;
 export const RETRY_AFTER_MS = 15 * 60_000;
 
 export function createCareScheduler(options: CareSchedulerOptions): CareScheduler {
-	const now = options.now ?? (() => new Date());
-	let timer: NodeJS.Timeout | undefined;
-	let current: Promise<CareTick> | undefined;
-	let stopped = false;
+	const job = periodic(pass, {
+		intervalMs: options.intervalMs ?? CARE_TICK_MS,
+		now: options.now,
+		onError: (error) => options.log.error(`Care scheduler: a tick failed (${describeError(error)})`),
+	});
 
 	async function pass(at: Date): Promise<CareTick> {
 		const result: CareTick = { sent: 0, closed: 0, failed: 0, deferred: 0, lost: 0, escalated: 0 };
 		for (const due of await options.followUps.due(at, 100)) {
-			if (stopped) break;
+			if (job.stopped) break;
 			if (due.timezone && inQuietHours(localMinutes(at, due.timezone), due.quiet)) {
 				if (await options.followUps.defer(due.userId, due.dueAt, outsideQuietHours(at, due.timezone, due.quiet))) result.deferred++;
 				else result.lost++;
@@ -83,7 +85,7 @@ export function createCareScheduler(options: CareSchedulerOptions): CareSchedule
 			if (delivery === 'failed') await options.followUps.retry(due.userId, new Date(at.getTime() + RETRY_AFTER_MS));
 		}
 		if (result.failed) options.log.warn(`Care follow-ups: ${result.failed} could not be delivered; tried again in 15 minutes`);
-		if (!stopped) {
+		if (!job.stopped) {
 			result.escalated = await escalateAlerts({ em: options.em, post: options.post, warn: (m) => options.log.warn(m) }, at).catch(
 				(error: unknown) => {
 					options.log.error(`Alert reminders failed: ${describeError(error)}`);
@@ -94,29 +96,7 @@ export function createCareScheduler(options: CareSchedulerOptions): CareSchedule
 		return result;
 	}
 
-	function tick(at: Date = now()): Promise<CareTick> {
-		current ??= pass(at).finally(() => {
-			current = undefined;
-		});
-		return current;
-	}
-
-	return {
-		start() {
-			if (timer || stopped) return;
-			timer = setInterval(() => {
-				tick().catch((error: unknown) => options.log.error(`Care scheduler: a tick failed (${describeError(error)})`));
-			}, options.intervalMs ?? CARE_TICK_MS);
-			timer.unref();
-		},
-		async stop() {
-			stopped = true;
-			clearInterval(timer);
-			timer = undefined;
-			await current?.catch(() => undefined);
-		},
-		tick,
-	};
+	return job;
 }
 
 /** Discord's codes for "this person cannot get a DM from the bot": cannot send to this user, unknown user. */

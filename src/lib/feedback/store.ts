@@ -99,27 +99,21 @@ export async function approveFeedback(
 	options: Review & { public?: boolean; featured?: boolean } = {},
 ): Promise<IFeedback> {
 	if (options.featured && !options.public) throw new FeedbackError('invalid', 'Only public feedback can be featured: approve it as public too');
-	const row = await load(em, id);
-	em.assign(row, {
-		status: 'approved',
-		public: options.public ?? false,
-		featured: options.featured ?? false,
-		reviewerId: options.reviewerId ?? null,
-		reviewedAt: options.now ?? new Date(),
-	});
-	await em.flush();
-	return row;
+	return review(em, await load(em, id), { status: 'approved', public: options.public ?? false, featured: options.featured ?? false }, options);
 }
 
 export async function rejectFeedback(em: EntityManager, id: number, options: Review = {}): Promise<IFeedback> {
-	const row = await load(em, id);
-	em.assign(row, {
-		status: 'rejected',
-		public: false,
-		featured: false,
-		reviewerId: options.reviewerId ?? null,
-		reviewedAt: options.now ?? new Date(),
-	});
+	return review(em, await load(em, id), { status: 'rejected', public: false, featured: false }, options);
+}
+
+/** Records a review decision: the new status and visibility, who decided and when. */
+async function review(
+	em: EntityManager,
+	row: IFeedback,
+	decision: Pick<IFeedback, 'status' | 'public' | 'featured'>,
+	options: Review,
+): Promise<IFeedback> {
+	em.assign(row, { ...decision, reviewerId: options.reviewerId ?? null, reviewedAt: options.now ?? new Date() });
 	await em.flush();
 	return row;
 }
@@ -196,13 +190,5 @@ export async function pageFeedback(em: EntityManager, filter: FeedbackFilter, pa
 export async function unapproveFeedback(em: EntityManager, id: number, options: Review = {}): Promise<IFeedback> {
 	const row = await load(em, id);
 	if (row.status !== 'approved') throw new FeedbackError('invalid', `Feedback ${id} is not approved`);
-	em.assign(row, {
-		status: 'queued',
-		public: false,
-		featured: false,
-		reviewerId: options.reviewerId ?? null,
-		reviewedAt: options.now ?? new Date(),
-	});
-	await em.flush();
-	return row;
+	return review(em, row, { status: 'queued', public: false, featured: false }, options);
 }

@@ -72,6 +72,15 @@ export interface RetentionRule {
 
 const before = (now: Date, ms: number) => new Date(now.getTime() - ms);
 
+/** Rows of `table` whose `column` is more than `days` old are deleted. */
+const deleteAfterDays = (table: string, days: number, description: string, column = 'created_at'): RetentionRule => ({
+	key: table,
+	table,
+	action: 'delete',
+	description,
+	where: (now) => ({ sql: `${column} < ?`, params: [before(now, days * DAY_MS)] }),
+});
+
 /** The per-row rules, in the order the job applies them (pure). */
 export function retentionRules(settings: RetentionSettings = DEFAULT_RETENTION): RetentionRule[] {
 	return [
@@ -93,34 +102,10 @@ export function retentionRules(settings: RetentionSettings = DEFAULT_RETENTION):
 				params: [before(now, settings.crisisDetailsDays * DAY_MS)],
 			}),
 		},
-		{
-			key: 'mood_check_ins',
-			table: 'mood_check_ins',
-			action: 'delete',
-			description: `check-ins older than ${settings.checkInDays} days deleted`,
-			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.checkInDays * DAY_MS)] }),
-		},
-		{
-			key: 'ghost_letters',
-			table: 'ghost_letters',
-			action: 'delete',
-			description: `ghost letters older than ${settings.ghostLetterDays} days deleted`,
-			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.ghostLetterDays * DAY_MS)] }),
-		},
-		{
-			key: 'journal_entries',
-			table: 'journal_entries',
-			action: 'delete',
-			description: `journal entries older than ${settings.checkInDays} days deleted (as check-ins)`,
-			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.checkInDays * DAY_MS)] }),
-		},
-		{
-			key: 'gratitude_items',
-			table: 'gratitude_items',
-			action: 'delete',
-			description: `gratitude items older than ${settings.checkInDays} days deleted (as check-ins)`,
-			where: (now) => ({ sql: 'created_at < ?', params: [before(now, settings.checkInDays * DAY_MS)] }),
-		},
+		deleteAfterDays('mood_check_ins', settings.checkInDays, `check-ins older than ${settings.checkInDays} days deleted`),
+		deleteAfterDays('ghost_letters', settings.ghostLetterDays, `ghost letters older than ${settings.ghostLetterDays} days deleted`),
+		deleteAfterDays('journal_entries', settings.checkInDays, `journal entries older than ${settings.checkInDays} days deleted (as check-ins)`),
+		deleteAfterDays('gratitude_items', settings.checkInDays, `gratitude items older than ${settings.checkInDays} days deleted (as check-ins)`),
 		{
 			key: 'conversations.user_id',
 			table: 'conversations',
@@ -139,27 +124,16 @@ export function retentionRules(settings: RetentionSettings = DEFAULT_RETENTION):
 				params: [before(now, settings.rejectedFeedbackDays * DAY_MS)],
 			}),
 		},
+		deleteAfterDays('game_rounds', GAME_ROUND_DAYS, `game rounds and their votes older than ${GAME_ROUND_DAYS} days deleted`),
+		deleteAfterDays('safety_plans', SAFETY_PLAN_DAYS, `safety plans neither opened nor edited for ${SAFETY_PLAN_DAYS} days deleted`, 'used_at'),
 		{
-			key: 'game_rounds',
-			table: 'game_rounds',
-			action: 'delete',
-			description: `game rounds and their votes older than ${GAME_ROUND_DAYS} days deleted`,
-			where: (now) => ({ sql: 'created_at < ?', params: [before(now, GAME_ROUND_DAYS * DAY_MS)] }),
-		},
-		{
-			key: 'safety_plans',
-			table: 'safety_plans',
-			action: 'delete',
-			description: `safety plans neither opened nor edited for ${SAFETY_PLAN_DAYS} days deleted`,
-			where: (now) => ({ sql: 'used_at < ?', params: [before(now, SAFETY_PLAN_DAYS * DAY_MS)] }),
-		},
-		{
-			key: 'crisis_follow_ups',
-			table: 'crisis_follow_ups',
+			...deleteAfterDays(
+				'crisis_follow_ups',
+				FOLLOW_UP_STALE_DAYS,
+				`follow-ups still unsent ${FOLLOW_UP_STALE_DAYS} days after they were due deleted`,
+				'due_at',
+			),
 			idColumn: 'user_id',
-			action: 'delete',
-			description: `follow-ups still unsent ${FOLLOW_UP_STALE_DAYS} days after they were due deleted`,
-			where: (now) => ({ sql: 'due_at < ?', params: [before(now, FOLLOW_UP_STALE_DAYS * DAY_MS)] }),
 		},
 	];
 }

@@ -1,4 +1,5 @@
 import { ButtonStyle, ComponentType } from 'discord.js';
+import { periodic } from '../core/periodic.ts';
 import { COLOR } from '../discord/info-views.ts';
 import type { View } from '../discord/reply.ts';
 
@@ -226,12 +227,12 @@ export interface ReminderScheduler {
 }
 
 export function createReminderScheduler(options: SchedulerOptions): ReminderScheduler {
-	const now = options.now ?? (() => new Date());
-	const intervalMs = options.intervalMs ?? TICK_MS;
 	const batchSize = options.batchSize ?? BATCH_SIZE;
-	let timer: NodeJS.Timeout | undefined;
-	let current: Promise<TickResult> | undefined;
-	let stopped = false;
+	const job = periodic(pass, {
+		intervalMs: options.intervalMs ?? TICK_MS,
+		now: options.now,
+		onError: (error) => options.log.error(`Check-in reminders: a tick failed (${error instanceof Error ? error.name : 'error'})`),
+	});
 
 	async function deliver(userId: string, at: Date, result: TickResult): Promise<void> {
 		const delivery = await options.send(userId).catch((): ReminderDelivery => 'failed');
@@ -257,7 +258,7 @@ export function createReminderScheduler(options: SchedulerOptions): ReminderSche
 				}
 				// Claimed already (moved on in the database). Stopping mid-batch hands the rest back, due as they were, for
 				// the next tick of whichever instance is still running.
-				if (stopped) {
+				if (job.stopped) {
 					await options.store.claim(reminder.userId, plan.next, reminder.nextDueAt, null).catch(() => false);
 					continue;
 				}
@@ -268,7 +269,7 @@ export function createReminderScheduler(options: SchedulerOptions): ReminderSche
 		}
 		const due = await options.store.due(at, batchSize);
 		for (const reminder of due) {
-			if (stopped) break;
+			if (job.stopped) break;
 			if (inQuietHours(localMinutes(at, reminder.timezone), reminder.quiet)) {
 				if (await options.store.claim(reminder.userId, reminder.nextDueAt, outsideQuietHours(at, reminder.timezone, reminder.quiet), null))
 					result.deferred++;
@@ -285,34 +286,7 @@ export function createReminderScheduler(options: SchedulerOptions): ReminderSche
 		return result;
 	}
 
-	function tick(at: Date = now()): Promise<TickResult> {
-		current ??= pass(at).finally(() => {
-			current = undefined;
-		});
-		return current;
-	}
-
-	return {
-		get running() {
-			return timer !== undefined;
-		},
-		start() {
-			if (timer || stopped) return;
-			timer = setInterval(() => {
-				tick().catch((error: unknown) =>
-					options.log.error(`Check-in reminders: a tick failed (${error instanceof Error ? error.name : 'error'})`),
-				);
-			}, intervalMs);
-			timer.unref();
-		},
-		async stop() {
-			stopped = true;
-			clearInterval(timer);
-			timer = undefined;
-			await current?.catch(() => undefined);
-		},
-		tick,
-	};
+	return job;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

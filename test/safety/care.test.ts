@@ -2,7 +2,7 @@
 // encrypted), the plan button and the follow-up offer after a crisis reply, follow-up DMs at the due time (the
 // scheduler's clock moved by the test), and unacknowledged alerts raised once more.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { container } from '@sapphire/framework';
 import { InteractionResponseType, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { parsePlanButton, parsePlanModal, professionalsPrefill, savePart } from '../../src/lib/care/safety-plan.ts';
@@ -12,26 +12,14 @@ import { inQuietHours, localMinutes } from '../../src/lib/wellbeing/reminders.ts
 import { deleteUserData, exportUserData, remainingReferences } from '../../src/lib/privacy/user-data.ts';
 import { purge } from '../../src/lib/privacy/retention.ts';
 import { snowflakeAt, type RecordedRequest, type SentInteraction } from '../support/fake-discord.ts';
-import { AI_REPLY, dmOf, MOD, nextOutcome, postsTo, sql, startSafetyWorld, type SafetyWorld } from './support.ts';
+import { dmOf, MOD, nextOutcome, postsTo, sql, useSafetyWorld, type SafetyWorld } from './support.ts';
 
 let s: SafetyWorld;
 let nextId = 1;
 /** A fresh person for each test: plans, follow-ups and cooldowns of earlier tests never get in the way. */
 const someone = () => snowflakeAt(1_490_000_000_000, nextId++);
 
-before(async () => {
-	s = await startSafetyWorld();
-});
-
-after(async () => {
-	await s?.close();
-});
-
-beforeEach(() => {
-	s.openai.reset();
-	s.openai.reply = AI_REPLY;
-	s.fake.clearRequests();
-});
+useSafetyWorld((world) => (s = world));
 
 const CRISIS = 'I want to kill myself, I cannot do this anymore';
 const HOUR = 3_600_000;

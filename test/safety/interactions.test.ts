@@ -1,14 +1,13 @@
 // /crisis, "Check in on this message", /guildsettings and moderator alerts through the fake Discord: private answers
 // first, events recorded (encrypted details only with alerts on), alerts deduplicated, Acknowledge / Resolved stored.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ComponentType, InteractionResponseType, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { forgetAuthorOffers } from '../../src/lib/safety/flows.ts';
 import { ALERT_NOT_ALLOWED, alertButtonId } from '../../src/lib/safety/crisis-views.ts';
 import { snowflakeAt, type SlashCommandInput } from '../support/fake-discord.ts';
 import {
 	ALICE,
-	AI_REPLY,
 	BOB,
 	CAROL,
 	completions,
@@ -19,7 +18,7 @@ import {
 	nextOutcome,
 	postsTo,
 	sql,
-	startSafetyWorld,
+	useSafetyWorld,
 	type SafetyWorld,
 } from './support.ts';
 
@@ -28,19 +27,7 @@ let nextId = 1;
 /** A fresh member id: per-person cooldowns of earlier tests never get in the way. */
 const someone = () => snowflakeAt(1_480_000_000_000, nextId++);
 
-before(async () => {
-	s = await startSafetyWorld();
-});
-
-after(async () => {
-	await s?.close();
-});
-
-beforeEach(() => {
-	s.openai.reset();
-	s.openai.reply = AI_REPLY;
-	s.fake.clearRequests();
-});
+useSafetyWorld((world) => (s = world));
 
 const ADMIN_PERMISSIONS = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
 

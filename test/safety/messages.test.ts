@@ -1,40 +1,14 @@
 // DMs and mentions through the fake Discord: the crisis screen decides, resources go privately and first, the AI
 // reply (careful) comes after, and ordinary server messages are never read.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { MessageFlags } from 'discord.js';
 import { NUMBER_PLACEHOLDER } from '../../src/lib/ai/index.ts';
-import {
-	ALICE,
-	AI_REPLY,
-	BOB,
-	CAROL,
-	MOD,
-	completions,
-	counter,
-	dmOf,
-	nextOutcome,
-	postsTo,
-	sql,
-	startSafetyWorld,
-	type SafetyWorld,
-} from './support.ts';
+import { ALICE, BOB, CAROL, MOD, completions, counter, dmOf, nextOutcome, postsTo, sql, useSafetyWorld, type SafetyWorld } from './support.ts';
 
 let s: SafetyWorld;
 
-before(async () => {
-	s = await startSafetyWorld();
-});
-
-after(async () => {
-	await s?.close();
-});
-
-beforeEach(() => {
-	s.openai.reset();
-	s.openai.reply = AI_REPLY;
-	s.fake.clearRequests();
-});
+useSafetyWorld((world) => (s = world));
 
 const CRISIS = 'I want to kill myself, I cannot do this anymore';
 

@@ -1,6 +1,7 @@
 // The safety system's test world: the real service on the fake Discord (test/bot/support.ts) with the fake OpenAI,
 // field encryption on, and a server with #general, #mod-alerts (moderators only) and #rules (read-only for Haven).
 import { once } from 'node:events';
+import { after, before, beforeEach } from 'node:test';
 import { container } from '@sapphire/framework';
 import { safetyOutcomes, type CheckInOutcome, type CommandOutcome, type MessageOutcome } from '../../src/lib/safety/flows.ts';
 import { startBotWorld, type BotWorld } from '../bot/support.ts';
@@ -109,4 +110,24 @@ export function completions(openai: FakeOpenAi): { at: number; careful: boolean;
 			const system = String(r.body.messages?.[0]?.content ?? '');
 			return { at: r.at, careful: system.includes("Haven's safety check found"), system, user: String(r.body.messages?.at(-1)?.content ?? '') };
 		});
+}
+
+/**
+ * One safety world for the test file, with the fakes reset before each test (AI answers `AI_REPLY`, no recorded Discord
+ * requests). `use` receives the world once it runs.
+ */
+export function useSafetyWorld(use: (world: SafetyWorld) => void): void {
+	let world: SafetyWorld | undefined;
+	before(async () => {
+		world = await startSafetyWorld();
+		use(world);
+	});
+	after(async () => {
+		await world?.close();
+	});
+	beforeEach(() => {
+		world!.openai.reset();
+		world!.openai.reply = AI_REPLY;
+		world!.fake.clearRequests();
+	});
 }

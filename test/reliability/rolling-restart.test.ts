@@ -78,10 +78,13 @@ test('rolling restart of one of two instances under HTTP load: zero 5xx, zero lo
 	const count = (key: string) => statuses.set(key, (statuses.get(key) ?? 0) + 1);
 	const writer = async () => {
 		while (writing) {
-			const message = `rolling restart write ${n++}`;
+			// Each write's attempts walk the rotation from its own number, so a retry always goes to the next instance
+			// (the shared counter moves on under the other writers and could send every attempt to a stopping one).
+			const index = n++;
+			const message = `rolling restart write ${index}`;
 			let done = false;
 			for (let attempt = 0; attempt < 6 && !done; attempt++) {
-				const base = rotation[(n + attempt) % rotation.length]!;
+				const base = rotation[(index + attempt) % rotation.length]!;
 				try {
 					const response = await fetch(`${base}/v1/feedback`, {
 						method: 'POST',

@@ -33,7 +33,7 @@ describe('crisis model', () => {
 		}
 	});
 
-	test('the model raises, never lowers; never to imminent; worry about someone else stays concern', () => {
+	test('the model raises, never lowers; never to imminent; someone else in danger is raised as far as the high head says', () => {
 		const heads = model.heads;
 		const rulesHigh = screenRules('I want to kill myself');
 		assert.equal(withModel(rulesHigh, { risk: 0, high: 0, third: 0 }, { heads }).level, 'high');
@@ -46,9 +46,12 @@ describe('crisis model', () => {
 		assert.equal(concern.level, 'concern');
 		assert.deepEqual(concern.categories, ['indirect_ideation']);
 		const other = withModel(nothing, { risk: 1, high: 1, third: 1 }, { heads });
-		assert.equal(other.level, 'concern');
+		assert.equal(other.level, 'high');
 		assert.equal(other.thirdParty, true);
 		assert.deepEqual(other.categories, ['third_party']);
+		const worry = withModel(nothing, { risk: 1, high: 0, third: 1 }, { heads });
+		assert.equal(worry.level, 'concern');
+		assert.equal(worry.thirdParty, true);
 		const imminent = screenRules('I have the pills right here and I am going to take them all tonight');
 		assert.equal(withModel(imminent, { risk: 1, high: 1, third: 0 }, { heads }).level, 'imminent');
 	});

@@ -109,7 +109,10 @@ describe('screen: what it recognises', () => {
 	test('quoted words reported from someone else are theirs', () => {
 		const a = screen('My roommate said "I want to die" and locked herself in');
 		assert.equal(a.thirdParty, true);
-		assert.equal(a.level, 'concern');
+		assert.deepEqual(a.categories, ['third_party']);
+		// The rubric of the rules alone: worry about someone else is concern; the model may raise it (she locked herself in).
+		assert.equal(screenRules('My roommate said "I want to die" and locked herself in').level, 'concern');
+		assert.notEqual(a.level, 'none');
 	});
 
 	test('algospeak, leetspeak and masks', () => {
@@ -308,6 +311,56 @@ describe('screen: what it is not fooled by', () => {
 		exactly('this exam kms lol', 'none');
 		exactly('gonna commit sewerslide lol', 'high');
 		exactly('i want to die lol /srs', 'high');
+	});
+});
+
+describe('screen: acts under way, in every language (the rules alone)', () => {
+	const rules = (text: string): CrisisLevel => screenRules(text).level;
+
+	test('a cut that will not stop bleeding is an emergency; a nosebleed is not', () => {
+		for (const text of [
+			'me corté más hondo de lo normal y no para de sangrar',
+			'o corte ficou muito fundo e nao para de sangrar',
+			'je me suis coupée et ça arrête pas de saigner depuis 15 min',
+			'hab zu tief geschnitten und es hört nicht auf zu bluten',
+			'mi sono tagliato fortissimo e non smette di sanguinare',
+		])
+			assert.equal(rules(text), 'imminent', text);
+		for (const text of ['il mio naso non smette di sanguinare da un ora', 'mi nariz no para de sangrar, odio el invierno'])
+			assert.equal(rules(text), 'none', text);
+	});
+
+	test('telling someone with the means or the place at hand is a goodbye; telling good news is not', () => {
+		for (const text of [
+			'im in the bath with the blade. just wanted to tell someone',
+			"i'm at the bridge now. i just wanted to say sorry to anyone who tried",
+			"got my dad's gun out of the safe. it's in my lap. i don't really know why i'm typing this",
+			'checked into the motel, everything i need is on the nightstand. goodbye',
+		])
+			assert.equal(rules(text), 'imminent', text);
+		for (const text of [
+			'im at the bridge now, just wanted to tell someone how pretty the sunset is',
+			'i passed my driving test!! just wanted to tell someone',
+			'logging off for good, this server is toxic',
+		])
+			assert.equal(rules(text), 'none', text);
+	});
+
+	test('an overdose of "something" taken by someone else', () =>
+		assert.equal(rules("my mom just swallowed a whole bottle of something and she's getting really sleepy. what do i do"), 'imminent'));
+
+	test('the present tense of killing oneself, and the same verb as an idiom', () => {
+		assert.equal(rules("ce soir je me tue, je voulais juste le dire à quelqu'un avant"), 'imminent');
+		assert.equal(rules('je me tue à te le dire depuis une heure'), 'none');
+		assert.equal(rules('je me tue au travail pour un salaire de misère'), 'none');
+	});
+
+	test('a thought that keeps crossing the mind, and finishing with a job', () => {
+		assert.equal(rules('lo único que se me pasa por la cabeza es matarme'), 'high');
+		assert.equal(rules('passa pela minha cabeça me matar todo dia'), 'high');
+		assert.equal(rules('mi passa per la testa di farla finita ogni sera'), 'high');
+		assert.equal(rules('penso di farla finita con questo lavoro'), 'none');
+		assert.equal(rules('voglio farla finita con tutto'), 'high');
 	});
 });
 

@@ -527,8 +527,8 @@ function assessTokens(c: CompiledLexicon, tokens: Token[]): Assessment {
 /**
  * The screen: the rules, then the model (model.ts) for what the rules did not find. The model may raise a message
  * the rules left at none to concern, or to high when its high head agrees; it never lowers the rules' level and never
- * reaches imminent (that needs the explicit plan, means or time the rules read). Worry about someone else stays at
- * concern, as the rules keep it.
+ * reaches imminent (that needs the explicit plan, means or time the rules read). Someone else in danger is raised the
+ * same way, marked third party (so the reply is about helping them): to high only when the high head agrees.
  */
 export function screen(text: string): Assessment {
 	const { rules, words } = modelInput(text);
@@ -547,18 +547,17 @@ export function withModel(rules: Assessment, scores: Scores, model: Pick<CrisisM
 	if (scores.risk < model.heads.risk.threshold) return rules;
 	const third = scores.third >= model.heads.third.threshold;
 	const selfAtRisk = rules.level !== 'none' && rules.categories.some((cat) => cat !== 'third_party' && cat !== 'help_seeking');
-	if (third && !selfAtRisk) {
-		if (levelRank(rules.level) >= levelRank('concern')) return rules;
-		return {
-			...rules,
-			level: 'concern',
-			thirdParty: true,
-			categories: CATEGORIES.filter((cat) => cat === 'third_party' || rules.categories.includes(cat)),
-			evidence: [...rules.evidence, 'model:third_party'],
-		};
-	}
 	const level: CrisisLevel = scores.high >= model.heads.high.threshold ? 'high' : 'concern';
 	if (levelRank(level) <= levelRank(rules.level)) return rules;
+	if (third && !selfAtRisk) {
+		return {
+			...rules,
+			level,
+			thirdParty: true,
+			categories: CATEGORIES.filter((cat) => cat === 'third_party' || rules.categories.includes(cat)),
+			evidence: [...rules.evidence, `model:third_party:${level}`],
+		};
+	}
 	const category: CrisisCategory = level === 'high' ? 'suicidal_ideation' : 'indirect_ideation';
 	return {
 		...rules,

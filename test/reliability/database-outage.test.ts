@@ -177,7 +177,7 @@ describe('PostgreSQL stops and comes back', () => {
 		for (const message of sent) if (!accepted.has(message)) assert.ok(!stored.has(message), `refused but stored: ${message}`);
 	});
 
-	test('a crash stop under a steady stream of feedback: only 202 or 503, never lost, recovers alone', async () => {
+	test('a crash stop under a steady stream of feedback: only 202 or 503, never lost, recovers alone', async (t) => {
 		const statuses = new Map<number, number>();
 		let running = true;
 		let restarted = false;
@@ -192,6 +192,7 @@ describe('PostgreSQL stops and comes back', () => {
 			}
 		};
 		const workers = Array.from({ length: 4 }, worker);
+		t.after(() => (running = false)); // a failed wait must not leave the workers running and the file never ending
 		await until(() => (statuses.get(202) ?? 0) >= 20, 'a steady stream');
 		await pg.stop('immediate');
 		await sleep(800); // the outage itself: the database stays down while the stream goes on

@@ -214,6 +214,7 @@ describe('SIGKILL', () => {
 			}
 		};
 		const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+		t.after(() => (stop = true)); // a failed wait must not leave the workers running and the file never ending
 		await until(() => accepted.size >= 200, 'a steady stream of writes', 30_000);
 		server.child.kill('SIGKILL');
 		await server.exited;

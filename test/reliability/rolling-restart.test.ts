@@ -116,6 +116,11 @@ test('rolling restart of one of two instances under HTTP load: zero 5xx, zero lo
 			await sleep(50);
 		}
 	})();
+	// A failed wait must not leave the load running and the file never ending.
+	t.after(() => {
+		writing = false;
+		sampling = false;
+	});
 
 	await until(() => (acceptedBy.get(a.url) ?? 0) >= 20 && (acceptedBy.get(b.url) ?? 0) >= 20, 'writes flowing through both instances', 15_000);
 	b.child.kill('SIGTERM');

@@ -106,11 +106,16 @@ test('SIGTERM under load: in-flight requests finish, new connections are refused
 	// Feedback requests the writers have sent and not yet had answered, and the most there were since `feedbackPeak`
 	// was last reset: an upper bound on those the server is serving.
 	let feedbackInFlight = 0;
-	let feedbackPeak = 0;
+	// Held while the slow chats are counted, so that every request the server is serving then is a chat or the scrape.
+	let paused = false;
 	const writer = async () => {
 		while (writing) {
+			if (paused) {
+				await sleep(10);
+				continue;
+			}
 			const message = `written around shutdown ${n++}`;
-			feedbackPeak = Math.max(feedbackPeak, ++feedbackInFlight);
+			feedbackInFlight++;
 			const outcome = await post('/v1/feedback', { userId: '123456789012345678', message }).then(
 				(reply) => String(reply.status),
 				(error: NodeJS.ErrnoException) => error.code ?? 'error',
@@ -122,22 +127,22 @@ test('SIGTERM under load: in-flight requests finish, new connections are refused
 		}
 	};
 	const writers = Array.from({ length: 4 }, writer);
+	t.after(() => (writing = false)); // a failed wait must not leave the writers running and the file never ending
 	await until(() => accepted.length >= 20, 'feedback flowing', 10_000);
 	// A kept-alive connection with a slow request of its own in flight, and 8 more slow chats.
 	const onKeptAlive = keptAlive(haven.url);
 	const chats = Array.from({ length: 8 }, (_, i) => post('/v1/chat', { message: `slow question ${i}` }));
 	await until(() => openai.requests.length >= 4, 'the first chats to reach the AI provider', 10_000);
-	// The rest are received and wait for a slot: Haven serves the 9 chats, the scrape, and at most the feedback writes
-	// in flight meanwhile.
+	// The rest are received and wait for a slot. With the writers held and their last requests answered, the server
+	// serves just the 9 chats and the scrape.
+	paused = true;
+	await until(() => feedbackInFlight === 0, 'the feedback writes in flight to be answered', 10_000);
 	await until(
-		async () => {
-			feedbackPeak = feedbackInFlight;
-			const serving = total(await scrape(haven.url, TOKEN), 'haven_http_requests_in_flight');
-			return serving - 1 - feedbackPeak >= 9;
-		},
+		async () => total(await scrape(haven.url, TOKEN), 'haven_http_requests_in_flight') - 1 >= 9,
 		'the 9 slow chats to be received',
 		10_000,
 	);
+	paused = false;
 
 	const signalledAt = performance.now();
 	haven.child.kill('SIGTERM');

@@ -56,6 +56,22 @@ describe('crisis model', () => {
 		assert.equal(withModel(imminent, { risk: 1, high: 1, third: 0 }, { heads }).level, 'imminent');
 	});
 
+	test('a word the corpus never had is read by its cluster: words that mean alike share one', () => {
+		const corpusWords = new Set(
+			loadCorpusFiles(corpusFiles({ heldOutToo: true })).flatMap((entry) => modelInput(entry.text).words.map((w) => w.text)),
+		);
+		const cluster = (word: string) => modelInput(word).words[0]!.cluster;
+		assert.ok(
+			!corpusWords.has('tuberculosis') && !corpusWords.has('handguns') && corpusWords.has('infection'),
+			'the test words still fit the corpus',
+		);
+		assert.ok(cluster('infection') >= 0);
+		assert.equal(cluster('tuberculosis'), cluster('infection'));
+		assert.equal(cluster('handguns'), cluster('gun'));
+		assert.notEqual(cluster('tuberculosis'), cluster('gun'));
+		assert.equal(cluster('qwzxv'), -1, 'a word no cluster holds');
+	});
+
 	test('the same text always screens the same, and evidence holds ids, never words', () => {
 		const text = 'wrote letters for my mum and my sister and put them in the drawer, they will find them';
 		const first = screen(text);

@@ -198,9 +198,11 @@ describe('screen: plans, means and intent (rubric in screen.ts)', () => {
 	});
 
 	test('means without intent, routine medication and a benign purpose are none', () => {
+		// A bare "i have a gun" is none to the rules; the model may ask about it (concern), never more.
+		assert.equal(screenRules('i have a gun').level, 'none');
+		assert.ok(levelRank(level('i have a gun')) <= levelRank('concern'));
 		for (const t of [
 			'i have the pills',
-			'i have a gun',
 			'i have the pills my doctor gave me and will take them tonight before bed',
 			'forgot to take my pills this morning, will take them tonight',
 			'i have the keys and will take them back tomorrow',

@@ -61,6 +61,8 @@ const SEED = {
 	chars: hashString(FNV_OFFSET, 'c'),
 	rule: hashString(FNV_OFFSET, 'r'),
 	concept: hashString(FNV_OFFSET, 'k'),
+	cluster: hashString(FNV_OFFSET, 'g'),
+	clusterPair: hashString(FNV_OFFSET, 'gg'),
 };
 const SPACE = 0x20;
 const BOUNDARY = 0x3c; // "<": word start and end inside character n-grams
@@ -73,6 +75,8 @@ export interface Word {
 	sentence: number;
 	/** One bit per word class of concepts.json the word belongs to. */
 	concepts: number;
+	/** The word's cluster in clusters.json (words that mean alike), or -1 for a word it does not hold. */
+	cluster: number;
 }
 
 type ConceptFile = Record<string, Record<string, string[]> | string>;
@@ -99,6 +103,29 @@ const CONCEPT_NAMES = CONCEPTS.names;
 const conceptCache = new Map<string, number>();
 const CONCEPT_CACHE_LIMIT = 50_000;
 
+export const CLUSTERS_FORMAT = 'haven-word-clusters';
+export const CLUSTERS_PATH = new URL('./clusters.json', import.meta.url);
+
+/** clusters.json: one string per cluster, its words separated by spaces (built by scripts/build-word-clusters.ts). */
+export interface ClustersFile {
+	format: typeof CLUSTERS_FORMAT;
+	version: 1;
+	source: string;
+	clusters: string[];
+}
+
+function loadClusters(): Map<string, number> {
+	const file = JSON.parse(readFileSync(CLUSTERS_PATH, 'utf8')) as ClustersFile;
+	if (file?.format !== CLUSTERS_FORMAT || file.version !== 1) throw new Error(`not a ${CLUSTERS_FORMAT} file (version 1)`);
+	const clusters = new Map<string, number>();
+	file.clusters.forEach((words, id) => {
+		for (const word of words.split(' ')) if (word) clusters.set(word, id);
+	});
+	return clusters;
+}
+
+const CLUSTERS = loadClusters();
+
 export function conceptsOf(word: string): number {
 	const cached = conceptCache.get(word);
 	if (cached !== undefined) return cached;
@@ -118,7 +145,7 @@ export function modelWords(tokens: readonly Token[]): Word[] {
 	const kept = tokens.length > MODEL_MAX_WORDS ? [...tokens.slice(0, half), ...tokens.slice(-half)] : tokens;
 	return kept.map((token) => {
 		const word = skeleton(token.word);
-		return { text: word, sentence: token.sent, concepts: conceptsOf(word) };
+		return { text: word, sentence: token.sent, concepts: conceptsOf(word), cluster: CLUSTERS.get(word) ?? -1 };
 	});
 }
 
@@ -149,8 +176,21 @@ function pushWordFeatures(out: number[], words: readonly Word[], from: number, t
 		out.push(unigram);
 		if (i + 1 < to && words[i + 1]!.sentence === words[i]!.sentence)
 			out.push(hashString(mix(hashString(SEED.pair, word), SPACE), words[i + 1]!.text));
+		pushClusterFeatures(out, words, i, to);
 		for (const hash of charGrams(word)) out.push(hash);
 	}
+}
+
+/**
+ * A word's cluster, and its cluster beside the next word's: "hope this infection wins" reads like "hope this cancer
+ * wins" although only one of them was in the corpus.
+ */
+function pushClusterFeatures(out: number[], words: readonly Word[], i: number, to: number): void {
+	const cluster = words[i]!.cluster;
+	if (cluster < 0) return;
+	out.push(mix(SEED.cluster, cluster));
+	const next = i + 1 < to && words[i + 1]!.sentence === words[i]!.sentence ? words[i + 1]!.cluster : -1;
+	if (next >= 0) out.push(mix(mix(SEED.clusterPair, cluster), next));
 }
 
 const charGramCache = new Map<string, readonly number[]>();

@@ -348,6 +348,13 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			assert.equal(rules(text), 'none', text);
 	});
 
+	test('"ending it" now, and the same words about a relationship or a stream', () => {
+		assert.equal(rules("knife's right next to me and i'm ending it now. can't do one more day"), 'imminent');
+		assert.equal(rules('im ending it tonight'), 'imminent');
+		assert.equal(rules("i'm ending it with him tonight"), 'none');
+		assert.equal(rules('im ending it now, this stream is cursed'), 'none');
+	});
+
 	test('an overdose of "something" taken by someone else', () =>
 		assert.equal(rules("my mom just swallowed a whole bottle of something and she's getting really sleepy. what do i do"), 'imminent'));
 

@@ -287,12 +287,16 @@ describe('screen: what it is not fooled by', () => {
 			'At my worst I wanted to die every day. Now I run the peer group at the clinic.',
 			'en 2019 quería morirme. hoy estoy bien y trabajo de enfermera',
 			'Last winter I thought everyone would be better off without me. Got help, and this winter I am doing fine.',
+			'i went through a phase where i wanted to die. now im doing great, married and happy',
+			'já tive uma fase em que queria morrer. hoje tenho uma filha e uma vida que eu gosto',
+			'tuve una etapa en la que quería morirme. hoy estoy bien y tengo trabajo',
 		]));
 	test('but a recovery story does not hide the present: something recent, or anything coming back', () => {
 		exactly('Two years ago I lost my job. Last night I wanted to die. Now I just sit here', 'high');
 		exactly('At my worst I wanted to die. Now I feel the same way again', 'high');
 		exactly('At my worst I wanted to die. Now I feel scared', 'high');
 		exactly('en 2019 quería morirme. hoy estoy bien pero volvieron las ganas', 'high');
+		exactly('i went through a phase where i wanted to die. now its back and worse', 'high');
 	});
 	test('having stopped is not doing it, and a song is not the singer', () => {
 		none([

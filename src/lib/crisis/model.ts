@@ -34,6 +34,12 @@ export interface CrisisModel {
 	bits: number;
 	/** Sentences per scored window. */
 	window: number;
+	/**
+	 * The risk head's best score is lowered by this times the natural log of the number of scored sets (the message and
+	 * its windows): the highest of many windows is high by chance, so a long heavy vent would otherwise be flagged
+	 * far more often than a short message of the same tone.
+	 */
+	windowPenalty: number;
 	heads: Record<Head, ModelHead>;
 	/** Corpus files the model was trained on (paths relative to the repository). */
 	trainedOn: string[];
@@ -308,6 +314,7 @@ export function scoreWords(model: CrisisModel, words: readonly Word[], rules: re
 				const size = a.length + b.length - shared;
 				if (size > 0) best = Math.max(best, bias + (sums[s]! + sums[s + 1]! - sharedSum) / Math.sqrt(size));
 			}
+			if (head === 'risk') best -= model.windowPenalty * Math.log(sentences.length);
 		}
 		scores[head] = sigmoid(best);
 	}
@@ -363,6 +370,7 @@ export function scoreSets(model: CrisisModel, sets: readonly Uint32Array[]): Sco
 		const { weights, bias } = model.heads[head];
 		let best = -Infinity;
 		for (const set of sets) best = Math.max(best, linearScore(weights, bias, set));
+		if (head === 'risk') best -= model.windowPenalty * Math.log(sets.length);
 		scores[head] = sigmoid(best);
 	}
 	return scores;
@@ -373,6 +381,13 @@ export function scoreSets(model: CrisisModel, sets: readonly Uint32Array[]): Sco
  * It keeps the worst case of a 4,000-character message within the screen's time budget.
  */
 export const MODEL_MAX_WORDS = 160;
+
+/**
+ * The model reads messages of at least this many words. On one or two words its evidence is a single feature or two
+ * ("oxygen" scored as a crisis because it stands in "taking up space and oxygen"), and no labelled message that short
+ * is found by the model alone: the rules read them.
+ */
+export const MODEL_MIN_WORDS = 3;
 
 // ---- The data file ------------------------------------------------------------------------------------------------
 
@@ -385,6 +400,8 @@ export interface ModelFile {
 	version: 1;
 	bits: number;
 	window: number;
+	/** Absent in files written before it existed: 0. */
+	windowPenalty?: number;
 	trainedOn: string[];
 	index: string;
 	heads: Record<Head, { bias: number; threshold: number; scale: number; weights: string }>;
@@ -420,6 +437,7 @@ export function encodeModel(model: CrisisModel, minWeight = 1e-4): ModelFile {
 		version: 1,
 		bits: model.bits,
 		window: model.window,
+		windowPenalty: model.windowPenalty,
 		trainedOn: model.trainedOn,
 		index: Buffer.from(index).toString('base64'),
 		heads,
@@ -454,7 +472,7 @@ export function decodeModel(file: ModelFile): CrisisModel {
 		kept.forEach((i, k) => (weights[i] = raw.readInt16LE(k * 2) * spec.scale));
 		heads[head] = { bias: spec.bias, threshold: spec.threshold, weights };
 	}
-	return { bits: file.bits, window: file.window, heads, trainedOn: file.trainedOn };
+	return { bits: file.bits, window: file.window, windowPenalty: file.windowPenalty ?? 0, heads, trainedOn: file.trainedOn };
 }
 
 export const MODEL_PATH = new URL('./model.json', import.meta.url);

@@ -76,7 +76,7 @@ import {
 	type SignalSpec,
 } from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
-import { loadModel, modelWords, ruleFeatures, scoreWords, type CrisisModel, type Scores, type Word } from './model.ts';
+import { loadModel, MODEL_MIN_WORDS, modelWords, ruleFeatures, scoreWords, type CrisisModel, type Scores, type Word } from './model.ts';
 import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
 
 export type { Assessment, CrisisCategory, CrisisLevel } from './types.ts';
@@ -532,6 +532,7 @@ function assessTokens(c: CompiledLexicon, tokens: Token[]): Assessment {
  */
 export function screen(text: string): Assessment {
 	const { rules, words } = modelInput(text);
+	if (words.length < MODEL_MIN_WORDS) return rules;
 	const model = loadModel();
 	return withModel(rules, scoreWords(model, words, ruleFeatures(rules)), model);
 }

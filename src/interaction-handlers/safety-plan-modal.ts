@@ -6,9 +6,10 @@ import { recordScreened, screenPrivately } from '../lib/safety/screen-command-te
 import { whisper } from '../lib/wellbeing/answer.ts';
 
 /**
- * One part of a safety plan, written in its modal (custom id `plan-modal:<user id>:<part>`). The text is screened like
- * everything written into Haven's commands: a crisis written into the plan gets the resources first, privately, then
- * the part is saved (encrypted) and the walk goes on to the next part. An empty box clears the part.
+ * One part of a safety plan, written in its modal (custom id `plan-modal:<user id>:<part>`). The text is screened by the
+ * rules (a plan names warning signs and means on purpose, which the learned model would read as a crisis): a crisis
+ * written into the plan gets the resources first, privately, then the part is saved (encrypted) and the walk goes on to
+ * the next part. An empty box clears the part.
  */
 export class SafetyPlanModal extends InteractionHandler {
 	constructor(context: InteractionHandler.LoaderContext, options: InteractionHandler.Options) {
@@ -25,7 +26,7 @@ export class SafetyPlanModal extends InteractionHandler {
 		const em = () => this.container.db.orm.em.fork();
 		const deps = { em, warn: (m: string) => this.container.logger.warn(m) };
 		const text = interaction.fields.getTextInputValue(PLAN_FIELD);
-		const screened = await screenPrivately(text, { userId, guildId: interaction.guildId }, deps);
+		const screened = await screenPrivately(text, { userId, guildId: interaction.guildId }, deps, { rulesOnly: true });
 		if (screened) await send(interaction, { content: screened.resources });
 		await savePart(em(), userId, PLAN_PARTS[index]!.key, text);
 		const saved = `Saved part ${index + 1}${text.trim() ? '' : ' (left empty)'}.`;

@@ -359,6 +359,19 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('im ending it now, this stream is cursed'), 'none');
 	});
 
+	test('"ending it" with the means, German word order, and community slang', () => {
+		assert.equal(rules("ending it right now. gun's loaded"), 'imminent');
+		assert.equal(rules('heute nacht bring ich mich um. tut mir leid an alle'), 'imminent');
+		assert.equal(rules('ich bring mich um vor lachen'), 'none');
+		assert.equal(rules('su1c1d3 is all that makes sense now'), 'high');
+		assert.equal(rules('the film shows suicide is never the only answer'), 'none');
+		assert.equal(rules('he thought suicide was the only way out, the documentary says'), 'none');
+		assert.equal(rules('passive ctb thoughts again. just tired'), 'concern');
+		assert.equal(rules('been in my sewerslide era mentally'), 'concern');
+		assert.equal(rules("ce week-end je m'unalive, c'est prévu"), 'imminent');
+		assert.equal(rules('ending it now with him'), 'none');
+	});
+
 	test('an overdose of "something" taken by someone else', () =>
 		assert.equal(rules("my mom just swallowed a whole bottle of something and she's getting really sleepy. what do i do"), 'imminent'));
 

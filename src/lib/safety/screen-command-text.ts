@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { renderCrisisReply } from '../crisis/resources.ts';
-import { screen, type Assessment } from '../crisis/screen.ts';
+import { screen, screenRules, type Assessment } from '../crisis/screen.ts';
 import { CrisisEvent } from '../db/index.ts';
 import { getGuildSettings } from '../settings/guild-settings.ts';
 import { getUserSettings, resourceCountry } from '../settings/user-settings.ts';
@@ -38,15 +38,21 @@ async function bounded<T>(work: Promise<T>, fallback: T): Promise<T> {
 	}
 }
 
-/** Screens `text`; null when there is nothing to screen, the person opted out, or the text screens as no risk. */
+/**
+ * Screens `text`; null when there is nothing to screen, the person opted out, or the text screens as no risk.
+ * `rulesOnly` is for text that names warning signs and means on purpose (a safety plan: "not sleeping, pulling away",
+ * "lock my razors in my sister's car"): the learned model, which knows how people describe a crisis, reads those as
+ * one, while the rules still catch a crisis written there ("I want to die tonight").
+ */
 export async function screenPrivately(
 	text: string | null | undefined,
 	who: { userId: string; guildId: string | null },
 	deps: ScreenDeps,
+	{ rulesOnly = false }: { rulesOnly?: boolean } = {},
 ): Promise<ScreenedText | null> {
 	const trimmed = text?.trim();
 	if (!trimmed) return null;
-	const assessment = screen(trimmed);
+	const assessment = rulesOnly ? screenRules(trimmed) : screen(trimmed);
 	if (assessment.level === 'none') return null;
 	// Settings never hold the resources back long: when the database is slow, screening stays on (the safe side).
 	const [user, guild] = await Promise.all([

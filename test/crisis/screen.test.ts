@@ -372,6 +372,17 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('ending it now with him'), 'none');
 	});
 
+	test('a contraction is read ("rope\'s tied"), a blister pack taken, and finishing with everything in German', () => {
+		assert.equal(rules("rope's tied, i tested the beam"), 'high');
+		assert.equal(rules('i have all the pills counted out on the bed'), 'high');
+		assert.equal(rules('i have all my vitamins counted out for the week'), 'none');
+		assert.equal(rules('took the whole blister pack plus the vodka. feeling heavy'), 'imminent');
+		assert.equal(rules('took the blister pack of antihistamines to the chemist to return it'), 'none');
+		assert.equal(rules('heute nacht mach ich schluss mit allem. sorry an alle'), 'imminent');
+		assert.equal(rules('ich mach schluss mit ihm'), 'none');
+		assert.equal(rules('ando a pensar em pôr fim à vida há umas semanas'), 'high');
+	});
+
 	test('an overdose of "something" taken by someone else', () =>
 		assert.equal(rules("my mom just swallowed a whole bottle of something and she's getting really sleepy. what do i do"), 'imminent'));
 

@@ -383,6 +383,21 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('ando a pensar em pôr fim à vida há umas semanas'), 'high');
 	});
 
+	test('a dose asked for "to not wake up", a whole bottle taken, a car in a closed garage, a rope hung, in several languages', () => {
+		assert.equal(rules('how many sertraline to not wake up'), 'high');
+		assert.equal(rules("c'est quoi la dose mortelle de doliprane ? pas pour un devoir hein"), 'high');
+		assert.equal(rules('took the whole bottle 20 min ago'), 'imminent');
+		assert.equal(rules('took the whole bottle of wine to the party'), 'none');
+		assert.equal(rules('sitze im auto in der garage, motor läuft, tor ist zu'), 'imminent');
+		assert.equal(rules('motor läuft, tor ist zu, wir fahren gleich los in den urlaub'), 'none');
+		assert.equal(rules("la corde est accrochée, je suis seul à l'appart jusqu'à demain. c'est ce soir"), 'imminent');
+		assert.equal(rules("la corde est accrochée pour l'escalade demain"), 'none');
+		assert.equal(rules('ho la corda in macchina e sono da solo su in montagna. è stasera'), 'imminent');
+		assert.equal(rules('perdi o emprego e eu só penso em matar-me'), 'high');
+		assert.equal(rules('posted my goodbye to the group. 5 min ago'), 'high');
+		assert.equal(rules('posted my goodbye to the old apartment on insta, new city here i come'), 'none');
+	});
+
 	test('an overdose of "something" taken by someone else', () =>
 		assert.equal(rules("my mom just swallowed a whole bottle of something and she's getting really sleepy. what do i do"), 'imminent'));
 

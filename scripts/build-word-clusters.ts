@@ -8,7 +8,9 @@
  * that has a vector; spherical k-means (cosine) groups them. Words that mean alike land together ("illness",
  * "infection", "cancer"), so the model can read a word it never saw in training by the company it keeps.
  *
- * Deterministic: the same vectors and options give the same file (seeded initialisation, fixed iteration count).
+ * Deterministic: the same vectors, options and labelled corpus give the same file (seeded initialisation, fixed
+ * iteration count). The corpus decides which rarer words are kept, so a grown corpus gives a different file, and the
+ * model must then be retrained with it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -17,6 +19,7 @@ import { corpusFiles, loadCorpusFiles, pairFiles } from '../src/lib/crisis/eval.
 import { CLUSTERS_FORMAT, CLUSTERS_PATH, type ClustersFile } from '../src/lib/crisis/model.ts';
 import { skeleton } from '../src/lib/crisis/normalize.ts';
 import { modelInput } from '../src/lib/crisis/screen.ts';
+import { mulberry32 } from './seeded-random.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -69,13 +72,7 @@ kept.forEach((word, w) => {
 });
 
 // Seeded initialisation: centroids spread over the frequency list (frequent and rare words both get clusters).
-let seed = 0x2545f491;
-const random = (): number => {
-	seed = (seed + 0x6d2b79f5) | 0;
-	let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-	t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-	return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = mulberry32(0x2545f491);
 const centroids = new Float32Array(CLUSTERS * dims);
 for (let c = 0; c < CLUSTERS; c++) {
 	const w = Math.floor(random() * kept.length);

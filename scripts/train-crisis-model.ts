@@ -22,6 +22,7 @@ import {
 	encodeModel,
 	featureSets,
 	HEADS,
+	headScore,
 	linearScore,
 	MODEL_MIN_WORDS,
 	MODEL_PATH,
@@ -31,6 +32,7 @@ import {
 	type Head,
 } from '../src/lib/crisis/model.ts';
 import { modelInput } from '../src/lib/crisis/screen.ts';
+import { mulberry32 } from './seeded-random.ts';
 
 const BITS = 18;
 const WINDOW = 2;
@@ -73,15 +75,6 @@ interface Example {
 
 function isThirdParty(entry: CorpusEntry): boolean {
 	return entry.group === 'third_party' || entry.kind === 'third_party';
-}
-
-function mulberry32(seed: number): () => number {
-	return () => {
-		seed = (seed + 0x6d2b79f5) | 0;
-		let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 function prepare(entries: CorpusEntry[]): Example[] {
@@ -164,12 +157,7 @@ function train(examples: Example[]): CrisisModel {
 }
 
 function score(model: CrisisModel, head: Head, example: Example): number {
-	if (example.short) return 0;
-	const { weights, bias } = model.heads[head];
-	let best = -Infinity;
-	for (const set of example.sets) best = Math.max(best, linearScore(weights, bias, set));
-	if (head === 'risk') best -= model.windowPenalty * Math.log(example.sets.length);
-	return sigmoid(best);
+	return example.short ? 0 : headScore(model, head, example.sets);
 }
 
 interface Scored {

@@ -130,7 +130,8 @@ function loadClusters(): Map<string, number> {
 	return clusters;
 }
 
-const CLUSTERS = loadClusters();
+/** Read on the first message the model reads, not at import: the rules alone never need it. */
+let clusters: Map<string, number> | undefined;
 
 export function conceptsOf(word: string): number {
 	const cached = conceptCache.get(word);
@@ -149,9 +150,10 @@ export function conceptsOf(word: string): number {
 export function modelWords(tokens: readonly Token[]): Word[] {
 	const half = MODEL_MAX_WORDS / 2;
 	const kept = tokens.length > MODEL_MAX_WORDS ? [...tokens.slice(0, half), ...tokens.slice(-half)] : tokens;
+	const clusterOf = (clusters ??= loadClusters());
 	return kept.map((token) => {
 		const word = skeleton(token.word);
-		return { text: word, sentence: token.sent, concepts: conceptsOf(word), cluster: CLUSTERS.get(word) ?? -1 };
+		return { text: word, sentence: token.sent, concepts: conceptsOf(word), cluster: clusterOf.get(word) ?? -1 };
 	});
 }
 
@@ -363,16 +365,19 @@ export function sigmoid(z: number): number {
 	return 1 / (1 + Math.exp(-z));
 }
 
-/** Each head's probability: the highest over the message and its windows. */
+/** One head's probability: the highest over the message and its windows (less the risk head's window penalty). */
+export function headScore(model: CrisisModel, head: Head, sets: readonly Uint32Array[]): number {
+	const { weights, bias } = model.heads[head];
+	let best = -Infinity;
+	for (const set of sets) best = Math.max(best, linearScore(weights, bias, set));
+	if (head === 'risk') best -= model.windowPenalty * Math.log(sets.length);
+	return sigmoid(best);
+}
+
+/** Each head's probability. */
 export function scoreSets(model: CrisisModel, sets: readonly Uint32Array[]): Scores {
 	const scores = { risk: 0, high: 0, third: 0 } as Scores;
-	for (const head of HEADS) {
-		const { weights, bias } = model.heads[head];
-		let best = -Infinity;
-		for (const set of sets) best = Math.max(best, linearScore(weights, bias, set));
-		if (head === 'risk') best -= model.windowPenalty * Math.log(sets.length);
-		scores[head] = sigmoid(best);
-	}
+	for (const head of HEADS) scores[head] = headScore(model, head, sets);
 	return scores;
 }
 

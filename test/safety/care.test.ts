@@ -318,18 +318,34 @@ describe('follow-ups', () => {
 		const user = someone();
 		await press(user, `care:follow:${user}:1d`).callback();
 		const due = (await dueOf(user))!;
-		// A second scheduler (another instance of Haven) ticking at the same moment.
+		// Two instances of Haven ticking at the same moment: both read the due follow-up before either claims it (a
+		// barrier in their stores makes that interleaving certain), so one sends and the other finds it taken.
 		const em = () => container.db.orm.em.fork();
 		const log = { warn: () => undefined, error: () => undefined };
-		const other = createCareScheduler({
-			followUps: followUpStore(em),
-			send: followUpSender(container.client, log),
-			em,
-			post: async () => ({ id: '0' }),
-			log,
-		});
-		const [a, b] = await Promise.all([container.care!.tick(due), other.tick(due)]);
-		await other.stop();
+		let read = 0;
+		let bothRead!: () => void;
+		const barrier = new Promise<void>((resolve) => (bothRead = resolve));
+		const instance = () => {
+			const store = followUpStore(em);
+			return createCareScheduler({
+				followUps: {
+					...store,
+					async due(at, limit) {
+						const rows = await store.due(at, limit);
+						if (++read === 2) bothRead();
+						await barrier;
+						return rows;
+					},
+				},
+				send: followUpSender(container.client, log),
+				em,
+				post: async () => ({ id: '0' }),
+				log,
+			});
+		};
+		const [one, other] = [instance(), instance()];
+		const [a, b] = await Promise.all([one.tick(due), other.tick(due)]);
+		await Promise.all([one.stop(), other.stop()]);
 		assert.equal(a.sent + b.sent, 1);
 		assert.equal(a.lost + b.lost, 1, 'the other found it taken');
 		assert.equal(followUpDms(user).length, 1);

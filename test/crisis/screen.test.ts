@@ -414,6 +414,37 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('penso di farla finita con questo lavoro'), 'none');
 		assert.equal(rules('voglio farla finita con tutto'), 'high');
 	});
+
+	test('self-harm told by its signs: urges, depth slang, hidden or glued wounds; and the same words at rest', () => {
+		assert.equal(rules('the sh urges are loud tonight, holding on'), 'concern');
+		assert.equal(rules('went to styro again last night'), 'high');
+		assert.equal(rules('cooked the beans last night'), 'none');
+		assert.equal(rules('had to lie about the cuts again'), 'concern');
+		assert.equal(rules('superglued my cut shut again so nobody asks'), 'concern');
+		assert.equal(rules('my sister is writing her dissertation on self-harm urges in teens'), 'none');
+	});
+
+	test('preparation told by acts: a hung rope, a question about how an overdose feels, belongings given away', () => {
+		assert.equal(rules("the rope's up in the shed"), 'high');
+		assert.equal(rules('would an overdose of sleeping pills hurt much'), 'high');
+		assert.equal(rules('been researching which method would hurt the least'), 'high');
+		assert.equal(rules('ive been giving my things away to friends, quietly'), 'concern');
+		assert.equal(rules('giving my things away before i move to lisbon'), 'none');
+		assert.equal(rules('estoy regalando mis cosas de a poco'), 'concern');
+		assert.equal(rules('estoy regalando mis cosas porque me mudo a chile'), 'none');
+		assert.equal(rules('ich verschenke gerade meine ganzen sachen'), 'concern');
+		assert.equal(rules("i'll be killing myself within the hour"), 'high');
+	});
+
+	test('someone else in danger told by what they do: on a ledge saying they will jump, gone with a gun, hurting their arms', () => {
+		assert.equal(rules('my flatmate is standing on the balcony saying shes going to jump'), 'imminent');
+		assert.equal(rules('my brother is on the roof and says hes going to jump into the pool lol'), 'none');
+		assert.equal(screenRules('someone in our server says theyre on a bridge and theyre about to jump').thirdParty, true);
+		assert.equal(rules('dad took his rifle and drove off, hes not answering'), 'concern');
+		assert.equal(rules('my girlfriend keeps scratching her arms until they bleed'), 'concern');
+		assert.equal(rules('mi amiga se despidió de todos en el grupo y no contesta'), 'concern');
+		assert.equal(rules('meine schwester hat sich von allen verabschiedet und geht nicht ans handy'), 'concern');
+	});
 });
 
 describe('screen: the assessment', () => {

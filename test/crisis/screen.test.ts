@@ -445,6 +445,16 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('mi amiga se despidió de todos en el grupo y no contesta'), 'concern');
 		assert.equal(rules('meine schwester hat sich von allen verabschiedet und geht nicht ans handy'), 'concern');
 	});
+
+	test('a farewell letter to a class or a job, a kitchen cut and a burn from a motorbike, a crime series: not a crisis', () => {
+		assert.equal(rules('escrevi a carta de despedida pra turma, a formatura é sábado'), 'none');
+		assert.ok(levelRank(rules('escribí la carta de despedida, ya no aguanto más')) >= levelRank('high'));
+		assert.equal(rules('me corté con la mandolina haciendo la cena'), 'none');
+		assert.equal(rules('me corté otra vez a propósito'), 'high');
+		assert.equal(rules('me queimei no escapamento da moto, nada demais'), 'none');
+		assert.equal(rules('im Tatort hat der Kommissar den Abschiedsbrief gefunden'), 'none');
+		assert.equal(rules('comprei uma corda de pular pra treinar'), 'none');
+	});
 });
 
 describe('screen: the assessment', () => {

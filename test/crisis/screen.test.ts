@@ -446,6 +446,30 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('meine schwester hat sich von allen verabschiedet und geht nicht ans handy'), 'concern');
 	});
 
+	test('a wish held for months, a birthday as the deadline, tonight as the night, a spaced-out word, a dose that should not hurt', () => {
+		assert.equal(rules("i want to die, i've felt this way for weeks, my mum thinks i'm doing better"), 'high');
+		assert.equal(rules('i wanted to die back then. now i run the peer group'), 'none');
+		assert.ok(levelRank(rules("if nothing changes by my birthday i'm going to end it")) >= levelRank('high'));
+		assert.equal(rules('tonight is the night i go through with it'), 'imminent');
+		assert.equal(rules('s u i c i d e is all i think abt'), 'high');
+		assert.equal(rules('would sleeping pills hurt or just feel like falling asleep'), 'high');
+		assert.equal(rules('i wrote letters to everyone for christmas this year'), 'none');
+		assert.equal(rules("honestly i'd rather not have been born"), 'concern');
+	});
+
+	test('hurting oneself told by the act (fists, a sharpener taken apart, a hair tie snapped to welts), in the other languages too', () => {
+		assert.equal(rules('punched myself in the thigh until it bruised'), 'high');
+		assert.equal(rules('took a sharpener apart again last night'), 'high');
+		assert.equal(rules('snapping the rubber band on my wrist till it leaves welts'), 'concern');
+		assert.equal(rules('my cousin says he cant see a future for himself'), 'concern');
+		assert.equal(rules('stanotte mi butto, scusate'), 'imminent');
+		assert.equal(rules('se la prof mi interroga domani mi butto dal balcone ahah'), 'none');
+		assert.equal(rules('se potessi dormire per sempre lo farei'), 'concern');
+		assert.equal(rules('la soga ya está colgada'), 'high');
+		assert.equal(rules('combien de cachets il faut pour ne pas se réveiller'), 'high');
+		assert.equal(rules('si me atropella un coche mañana, hasta mejor'), 'concern');
+	});
+
 	test('a farewell letter to a class or a job, a kitchen cut and a burn from a motorbike, a crime series: not a crisis', () => {
 		assert.equal(rules('escrevi a carta de despedida pra turma, a formatura é sábado'), 'none');
 		assert.ok(levelRank(rules('escribí la carta de despedida, ya no aguanto más')) >= levelRank('high'));

@@ -26,7 +26,7 @@ import {
 	linearScore,
 	MODEL_MIN_WORDS,
 	MODEL_PATH,
-	ruleFeatures,
+	rulesStand,
 	sigmoid,
 	type CrisisModel,
 	type Head,
@@ -47,8 +47,12 @@ const LEARNING_RATE = 0.4;
 const L2 = 2e-6;
 /** A feature seen in fewer training messages carries no weight (it would only memorise one message). */
 const MIN_COUNT = 2;
-/** The highest false-positive rate (rules plus model, cross-validated) a threshold may cost. */
-const TARGET_FP = 0.045;
+/**
+ * The highest false-positive rate (rules plus model) the threshold may cost over the held-out batches, each scored by
+ * a model that never saw it. The goal is 5% on any fresh batch, and fresh batches run above the pooled rate: fitted at
+ * 4.5%, the two batches written after that fit (H15, H16) came out at 11% and 8%. 3.5% leaves that margin.
+ */
+const TARGET_FP = 0.035;
 
 /**
  * Scored the same way as the held-out batches (left out of its model) and reported beside them, not fitted on: what
@@ -79,10 +83,10 @@ function isThirdParty(entry: CorpusEntry): boolean {
 
 function prepare(entries: CorpusEntry[]): Example[] {
 	return entries.map((entry) => {
-		const { rules, words } = modelInput(entry.text);
+		const { rules, words, features } = modelInput(entry.text);
 		return {
 			entry,
-			sets: featureSets(words, ruleFeatures(rules), BITS, WINDOW),
+			sets: featureSets(words, features, BITS, WINDOW),
 			risk: entry.expected !== 'none',
 			high: entry.expected === 'high' || entry.expected === 'imminent',
 			third: isThirdParty(entry),
@@ -156,6 +160,11 @@ function train(examples: Example[]): CrisisModel {
 	return { bits: BITS, window: WINDOW, windowPenalty: WINDOW_PENALTY, heads, trainedOn: [] };
 }
 
+/** The rules' level stands: as `screen` reads it, a short message is the rules' alone. */
+function standsByRules({ example, risk }: { example: Example; risk: number }): boolean {
+	return example.short ? example.rulesAtRisk : rulesStand(example.rulesLevel, risk);
+}
+
 function score(model: CrisisModel, head: Head, example: Example): number {
 	return example.short ? 0 : headScore(model, head, example.sets);
 }
@@ -169,9 +178,9 @@ interface Scored {
 /** Lowest risk threshold whose false-positive rate (rules or model) on messages the model never saw stays within TARGET_FP. */
 function chooseThreshold(scored: Scored[]): number {
 	const negatives = scored.filter((s) => !s.example.risk);
-	const byRules = negatives.filter((s) => s.example.rulesAtRisk).length;
+	const byRules = negatives.filter(standsByRules).length;
 	const candidates = negatives
-		.filter((s) => !s.example.rulesAtRisk)
+		.filter((s) => !standsByRules(s))
 		.map((s) => s.risk)
 		.sort((a, b) => b - a);
 	const budget = Math.max(0, Math.floor(TARGET_FP * negatives.length) - byRules);
@@ -184,7 +193,7 @@ function report(title: string, scored: Scored[], threshold: number, highThreshol
 	let rulesFp = 0;
 	let bothFp = 0;
 	for (const { example, risk, high } of scored) {
-		const flagged = example.rulesAtRisk || risk >= threshold;
+		const flagged = standsByRules({ example, risk }) || risk >= threshold;
 		if (!example.risk) {
 			negatives++;
 			if (example.rulesAtRisk) rulesFp++;
@@ -257,7 +266,7 @@ console.log(
 for (const { name, scored } of perBatch) {
 	const positives = scored.filter((s) => s.example.risk);
 	const negatives = scored.filter((s) => !s.example.risk);
-	const flagged = (s: Scored) => s.example.rulesAtRisk || s.risk >= threshold;
+	const flagged = (s: Scored) => standsByRules(s) || s.risk >= threshold;
 	console.log(
 		`  ${name.padEnd(40)} recall ${(positives.filter(flagged).length / positives.length).toFixed(3)}  false positives ${(negatives.filter(flagged).length / negatives.length).toFixed(3)}`,
 	);
@@ -283,8 +292,8 @@ if (args.has('--cv')) {
 		for (const fp of [0.03, 0.05]) {
 			const t = negScores[Math.floor(fp * negScores.length)]!;
 			const pos = scored.filter((x) => x.example.risk);
-			const sys = scored.filter((x) => !x.example.risk && (x.example.rulesAtRisk || x.risk > t)).length / negScores.length;
-			const sysRecall = pos.filter((x) => x.example.rulesAtRisk || x.risk > t).length / pos.length;
+			const sys = scored.filter((x) => !x.example.risk && (standsByRules(x) || x.risk > t)).length / negScores.length;
+			const sysRecall = pos.filter((x) => standsByRules(x) || x.risk > t).length / pos.length;
 			console.log(
 				`model recall at fp ${fp}: ${(pos.filter((x) => x.risk > t).length / pos.length).toFixed(3)} (t=${t.toFixed(3)}); with rules: recall ${sysRecall.toFixed(3)} fp ${sys.toFixed(3)}`,
 			);
@@ -293,7 +302,7 @@ if (args.has('--cv')) {
 	if (args.has('--errors')) {
 		const t = threshold;
 		for (const x of scored)
-			if (x.example.risk !== (x.example.rulesAtRisk || x.risk >= t))
+			if (x.example.risk !== (standsByRules(x) || x.risk >= t))
 				console.log(
 					x.example.risk ? 'MISS' : 'FP  ',
 					x.risk.toFixed(2),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { corpusFiles, heldOutFiles, kindReport, loadCorpusFiles } from '../../src/lib/crisis/eval.ts';
-import { decodeModel, encodeModel, featureSets, HEADS, loadModel, ruleFeatures, scoreSets, scoreWords } from '../../src/lib/crisis/model.ts';
+import { decodeModel, encodeModel, featureSets, HEADS, loadModel, scoreSets, scoreWords } from '../../src/lib/crisis/model.ts';
 import { modelInput, screen, screenRules, withModel } from '../../src/lib/crisis/screen.ts';
 import { levelRank } from '../../src/lib/crisis/types.ts';
 
@@ -25,7 +25,7 @@ describe('crisis model', () => {
 		const entries = loadCorpusFiles(corpusFiles({ heldOutToo: true })).filter((_, i) => i % 7 === 0);
 		for (const { text } of entries) {
 			const input = modelInput(text);
-			const rules = ruleFeatures(input.rules);
+			const rules = input.features;
 			const words = input.words;
 			const slow = scoreSets(model, featureSets(words, rules, model.bits, model.window));
 			const fast = scoreWords(model, words, rules);
@@ -33,7 +33,7 @@ describe('crisis model', () => {
 		}
 	});
 
-	test('the model raises, never lowers; never to imminent; someone else in danger is raised as far as the high head says', () => {
+	test('the model raises (never to imminent) and never lowers high or imminent; someone else in danger is raised as far as the high head says', () => {
 		const heads = model.heads;
 		const rulesHigh = screenRules('I want to kill myself');
 		assert.equal(withModel(rulesHigh, { risk: 0, high: 0, third: 0 }, { heads }).level, 'high');
@@ -54,6 +54,18 @@ describe('crisis model', () => {
 		assert.equal(worry.thirdParty, true);
 		const imminent = screenRules('I have the pills right here and I am going to take them all tonight');
 		assert.equal(withModel(imminent, { risk: 1, high: 1, third: 0 }, { heads }).level, 'imminent');
+		assert.equal(withModel(imminent, { risk: 0, high: 0, third: 0 }, { heads }).level, 'imminent');
+	});
+
+	test('the model lowers only a concern it is nearly sure is no crisis, and the screen reads hyperbole that way', () => {
+		const heads = model.heads;
+		const concern = screenRules('kill me now, my in-laws are staying for three weeks');
+		assert.equal(concern.level, 'concern');
+		assert.equal(withModel(concern, { risk: 0.01, high: 0, third: 0 }, { heads }).level, 'none');
+		assert.ok(withModel(concern, { risk: 0.01, high: 0, third: 0 }, { heads }).evidence.includes('model:none'));
+		assert.equal(withModel(concern, { risk: 0.5, high: 0, third: 0 }, { heads }).level, 'concern');
+		assert.equal(screen('kill me now, my in-laws are staying for three weeks').level, 'none');
+		assert.equal(screen('honestly i just hope i dont wake up tomorrow').level, 'concern');
 	});
 
 	test('a word the corpus never had is read by its cluster: words that mean alike share one', () => {

@@ -394,6 +394,18 @@ export const MODEL_MAX_WORDS = 160;
  */
 export const MODEL_MIN_WORDS = 3;
 
+/**
+ * A risk score below which the model lowers the rules' `concern` (never `high` or `imminent`) to none: "kill me now, my
+ * in-laws are staying for three weeks", "avant je pensais à mourir tous les jours, c'est fini". On the held-out batches,
+ * each scored by a model that never saw it, every message lowered this way was a negative.
+ */
+export const CONCERN_VETO = 0.1;
+
+/** Whether the rules' level stands once the model has read the message (see CONCERN_VETO). */
+export function rulesStand(level: string, risk: number): boolean {
+	return level !== 'none' && !(level === 'concern' && risk < CONCERN_VETO);
+}
+
 // ---- The data file ------------------------------------------------------------------------------------------------
 
 /**

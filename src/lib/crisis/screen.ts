@@ -76,7 +76,7 @@ import {
 	type SignalSpec,
 } from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
-import { loadModel, MODEL_MIN_WORDS, modelWords, ruleFeatures, scoreWords, type CrisisModel, type Scores, type Word } from './model.ts';
+import { loadModel, MODEL_MIN_WORDS, modelWords, ruleFeatures, rulesStand, scoreWords, type CrisisModel, type Scores, type Word } from './model.ts';
 import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
 
 export type { Assessment, CrisisCategory, CrisisLevel } from './types.ts';
@@ -526,25 +526,30 @@ function assessTokens(c: CompiledLexicon, tokens: Token[]): Assessment {
 
 /**
  * The screen: the rules, then the model (model.ts) for what the rules did not find. The model may raise a message
- * the rules left at none to concern, or to high when its high head agrees; it never lowers the rules' level and never
- * reaches imminent (that needs the explicit plan, means or time the rules read). Someone else in danger is raised the
- * same way, marked third party (so the reply is about helping them): to high only when the high head agrees.
+ * the rules left at none to concern, or to high when its high head agrees; it never reaches imminent (that needs the
+ * explicit plan, means or time the rules read). It lowers only a `concern` it is nearly sure is no crisis
+ * (CONCERN_VETO), never `high` or `imminent`. Someone else in danger is raised the same way, marked third party (so
+ * the reply is about helping them): to high only when the high head agrees.
  */
 export function screen(text: string): Assessment {
-	const { rules, words } = modelInput(text);
+	const { rules, words, features } = modelInput(text);
 	if (words.length < MODEL_MIN_WORDS) return rules;
 	const model = loadModel();
-	return withModel(rules, scoreWords(model, words, ruleFeatures(rules)), model);
+	return withModel(rules, scoreWords(model, words, features), model);
 }
 
 /** What the model reads of a text, exactly as `screen` builds it (also what it is trained on): one tokenisation. */
-export function modelInput(text: string): { rules: Assessment; words: Word[] } {
+export function modelInput(text: string): { rules: Assessment; words: Word[]; features: number[] } {
 	const tokens = tokensOf(text);
 	const rules = assessTokens(lexicon(), tokens);
-	return { rules, words: modelWords(tokens) };
+	return { rules, words: modelWords(tokens), features: ruleFeatures(rules) };
 }
 
 export function withModel(rules: Assessment, scores: Scores, model: Pick<CrisisModel, 'heads'>): Assessment {
+	if (rules.level !== 'none' && !rulesStand(rules.level, scores.risk)) {
+		const help = rules.categories.filter((cat) => cat === 'help_seeking');
+		return { ...rules, level: 'none', categories: help, thirdParty: false, evidence: [...rules.evidence, 'model:none'] };
+	}
 	if (scores.risk < model.heads.risk.threshold) return rules;
 	const third = scores.third >= model.heads.third.threshold;
 	const selfAtRisk = rules.level !== 'none' && rules.categories.some((cat) => cat !== 'third_party' && cat !== 'help_seeking');

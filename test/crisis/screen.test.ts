@@ -470,6 +470,18 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('si me atropella un coche mañana, hasta mejor'), 'concern');
 	});
 
+	test('an accident in the kitchen is no self-harm unless it was on purpose; a card, a stream, a schedule and an old letter are not a crisis', () => {
+		assert.equal(rules('cut myself on the mandoline during dinner service'), 'none');
+		assert.equal(rules('burned myself with the curling iron on purpose so it would stop'), 'high');
+		assert.equal(rules('je me suis brûlé avec la poêle, de la glace vite'), 'none');
+		assert.equal(rules('je me suis brûlée avec la poêle exprès'), 'high');
+		assert.equal(rules("writing a goodbye note in Sam's leaving card"), 'none');
+		assert.equal(rules('ok la faccio finita con sta live, a domani raga'), 'none');
+		assert.equal(rules("i'm cutting my hours down to part time"), 'none');
+		assert.equal(rules('found my old goodbye letter from 2018 today, so glad i stayed'), 'none');
+		assert.equal(rules("if one more person spoils the finale i'm ending it all"), 'concern');
+	});
+
 	test('a farewell letter to a class or a job, a kitchen cut and a burn from a motorbike, a crime series: not a crisis', () => {
 		assert.equal(rules('escrevi a carta de despedida pra turma, a formatura é sábado'), 'none');
 		assert.ok(levelRank(rules('escribí la carta de despedida, ya no aguanto más')) >= levelRank('high'));

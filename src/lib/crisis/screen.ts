@@ -117,7 +117,8 @@ const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; r
 	joke: { scope: 'message', effect: 'down', cancel: [{ kind: 'serious', scope: 'message' }] },
 	game: { scope: 'sentence', effect: 'drop' },
 	effort: { scope: 'near', effect: 'drop' },
-	accident: { scope: 'sentence', effect: 'drop' },
+	// "cut myself on the mandoline" is an accident; "burned myself with the pan on purpose" is not.
+	accident: { scope: 'sentence', effect: 'drop', cancel: [{ kind: 'serious', scope: 'sentence' }] },
 	trivial: { scope: 'sentence', effect: 'down' },
 	leave: { scope: 'sentence', effect: 'drop' },
 	relation: { scope: 'near', effect: 'drop' },

@@ -482,6 +482,22 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules("if one more person spoils the finale i'm ending it all"), 'concern');
 	});
 
+	test('passive wishes told sideways, self-harm slang and acts, and preparation by acts, in several languages', () => {
+		assert.equal(rules("i hope i don't make it to 25"), 'concern');
+		assert.equal(rules('would anyone even notice if i disappeared'), 'concern');
+		assert.equal(rules('i keep praying god takes me in my sleep'), 'concern');
+		assert.equal(rules("i'm just taking up space at this point"), 'concern');
+		assert.equal(rules('the barcode arms are back'), 'high');
+		assert.equal(rules('i scratch until i bleed most nights'), 'high');
+		assert.equal(rules('cleaning out my flat so nobody has to do it after'), 'high');
+		assert.equal(rules("i'm gonna commit toaster bath"), 'high');
+		assert.equal(rules('my brother says he wishes he was dead'), 'concern');
+		assert.equal(rules('i bring mi um, wirklich'), 'high');
+		assert.equal(rules('a corda está presa na viga da garagem'), 'high');
+		assert.equal(rules('je me suis tapé la tête contre le mur encore'), 'high');
+		assert.equal(rules('hab mich beim gemüseschneiden in den daumen geschnitten'), 'none');
+	});
+
 	test('a farewell letter to a class or a job, a kitchen cut and a burn from a motorbike, a crime series: not a crisis', () => {
 		assert.equal(rules('escrevi a carta de despedida pra turma, a formatura é sábado'), 'none');
 		assert.ok(levelRank(rules('escribí la carta de despedida, ya no aguanto más')) >= levelRank('high'));

@@ -498,6 +498,16 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('hab mich beim gemüseschneiden in den daumen geschnitten'), 'none');
 	});
 
+	test('a book review, a hotline shared, a clothesline, a last day at the shop, a recovery told from now: not a crisis', () => {
+		assert.equal(rules('doing a book review of the bell jar, how do i write about the suicide attempt part'), 'none');
+		assert.equal(rules('you can text 988 if youre having thoughts of suicide, its free'), 'none');
+		assert.equal(rules("i've been having thoughts of suicide again"), 'high');
+		assert.equal(rules('where do i buy rope for a clothesline'), 'none');
+		assert.equal(rules('last day at the shop, wrote goodbye letters to the regulars'), 'none');
+		assert.equal(rules('i was suicidal for most of my twenties. honestly happy now'), 'none');
+		assert.equal(rules('6 meses sem me cortar hoje!!'), 'none');
+	});
+
 	test('a farewell letter to a class or a job, a kitchen cut and a burn from a motorbike, a crime series: not a crisis', () => {
 		assert.equal(rules('escrevi a carta de despedida pra turma, a formatura é sábado'), 'none');
 		assert.ok(levelRank(rules('escribí la carta de despedida, ya no aguanto más')) >= levelRank('high'));

@@ -88,7 +88,9 @@ describe('screen: what it recognises', () => {
 			'if a truck ran me over on the way to work i would not mind',
 			'si un camion me écrasait demain ça m’arrangerait',
 		]) {
-			exactly(t, 'concern');
+			// The rubric puts them at concern; the model may raise one to high when its high head agrees.
+			assert.equal(screenRules(t).level, 'concern', t);
+			atLeast(t, 'concern');
 		}
 		exactly('this is goodbye forever', 'high');
 	});

@@ -510,6 +510,14 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('6 meses sem me cortar hoje!!'), 'none');
 	});
 
+	test('a recovery told from years later, the news about suicide nets, a goodbye letter to a car, a trivial last straw', () => {
+		assert.equal(rules('two winters ago i was writing goodbye letters. now i teach swimming'), 'none');
+		assert.equal(rules('the news about the bridge getting suicide nets is good'), 'none');
+		assert.equal(rules('writing a goodbye letter to my old car before the trade-in'), 'none');
+		assert.equal(rules("i'm gonna kms if the refs blow one more call"), 'concern');
+		assert.equal(rules("i'm going to kill myself tonight"), 'imminent');
+	});
+
 	test('a farewell letter to a class or a job, a kitchen cut and a burn from a motorbike, a crime series: not a crisis', () => {
 		assert.equal(rules('escrevi a carta de despedida pra turma, a formatura é sábado'), 'none');
 		assert.ok(levelRank(rules('escribí la carta de despedida, ya no aguanto más')) >= levelRank('high'));

@@ -26,7 +26,7 @@ import {
 	linearScore,
 	MODEL_MIN_WORDS,
 	MODEL_PATH,
-	rulesStand,
+	concernVetoed,
 	sigmoid,
 	type CrisisModel,
 	type Head,
@@ -162,7 +162,7 @@ function train(examples: Example[]): CrisisModel {
 
 /** The rules' level stands: as `screen` reads it, a short message is the rules' alone. */
 function standsByRules({ example, risk }: { example: Example; risk: number }): boolean {
-	return example.short ? example.rulesAtRisk : rulesStand(example.rulesLevel, risk);
+	return example.rulesAtRisk && (example.short || !concernVetoed(example.rulesLevel, risk));
 }
 
 function score(model: CrisisModel, head: Head, example: Example): number {

@@ -289,10 +289,12 @@ export function scoreWords(model: CrisisModel, words: readonly Word[], rules: re
 	const sentences = sentenceSets(words, rules, model.bits);
 	const whole = union(sentences);
 	const scores = { risk: 0, high: 0, third: 0 } as Scores;
+	// The message and, beyond two sentences, each window of two: as many scored sets as sentences.
+	const windowed = model.window === 2 && sentences.length > 2;
 	for (const head of HEADS) {
 		const { weights, bias } = model.heads[head];
 		let best = linearScore(weights, bias, whole);
-		if (model.window === 2 && sentences.length > 2) {
+		if (windowed) {
 			const sums = sentences.map((set) => {
 				let sum = 0;
 				for (let i = 0; i < set.length; i++) sum += weights[set[i]!]!;
@@ -316,9 +318,8 @@ export function scoreWords(model: CrisisModel, words: readonly Word[], rules: re
 				const size = a.length + b.length - shared;
 				if (size > 0) best = Math.max(best, bias + (sums[s]! + sums[s + 1]! - sharedSum) / Math.sqrt(size));
 			}
-			if (head === 'risk') best -= model.windowPenalty * Math.log(sentences.length);
 		}
-		scores[head] = sigmoid(best);
+		scores[head] = sigmoid(penalised(model, head, best, windowed ? sentences.length : 1));
 	}
 	return scores;
 }
@@ -365,13 +366,17 @@ export function sigmoid(z: number): number {
 	return 1 / (1 + Math.exp(-z));
 }
 
+/** A head's best raw score over `count` scored sets, less the risk head's window penalty (see `windowPenalty`). */
+function penalised(model: CrisisModel, head: Head, best: number, count: number): number {
+	return head === 'risk' ? best - model.windowPenalty * Math.log(count) : best;
+}
+
 /** One head's probability: the highest over the message and its windows (less the risk head's window penalty). */
 export function headScore(model: CrisisModel, head: Head, sets: readonly Uint32Array[]): number {
 	const { weights, bias } = model.heads[head];
 	let best = -Infinity;
 	for (const set of sets) best = Math.max(best, linearScore(weights, bias, set));
-	if (head === 'risk') best -= model.windowPenalty * Math.log(sets.length);
-	return sigmoid(best);
+	return sigmoid(penalised(model, head, best, sets.length));
 }
 
 /** Each head's probability. */
@@ -401,9 +406,9 @@ export const MODEL_MIN_WORDS = 3;
  */
 export const CONCERN_VETO = 0.1;
 
-/** Whether the rules' level stands once the model has read the message (see CONCERN_VETO). */
-export function rulesStand(level: string, risk: number): boolean {
-	return level !== 'none' && !(level === 'concern' && risk < CONCERN_VETO);
+/** Whether the model lowers the rules' level to none (see CONCERN_VETO). */
+export function concernVetoed(level: string, risk: number): boolean {
+	return level === 'concern' && risk < CONCERN_VETO;
 }
 
 // ---- The data file ------------------------------------------------------------------------------------------------

@@ -76,7 +76,17 @@ import {
 	type SignalSpec,
 } from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
-import { loadModel, MODEL_MIN_WORDS, modelWords, ruleFeatures, rulesStand, scoreWords, type CrisisModel, type Scores, type Word } from './model.ts';
+import {
+	loadModel,
+	MODEL_MIN_WORDS,
+	modelWords,
+	concernVetoed,
+	ruleFeatures,
+	scoreWords,
+	type CrisisModel,
+	type Scores,
+	type Word,
+} from './model.ts';
 import { CATEGORIES, levelRank, LEVELS, maxLevel, type Assessment, type CrisisCategory, type CrisisLevel } from './types.ts';
 
 export type { Assessment, CrisisCategory, CrisisLevel } from './types.ts';
@@ -547,7 +557,7 @@ export function modelInput(text: string): { rules: Assessment; words: Word[]; fe
 }
 
 export function withModel(rules: Assessment, scores: Scores, model: Pick<CrisisModel, 'heads'>): Assessment {
-	if (rules.level !== 'none' && !rulesStand(rules.level, scores.risk)) {
+	if (concernVetoed(rules.level, scores.risk)) {
 		const help = rules.categories.filter((cat) => cat === 'help_seeking');
 		return { ...rules, level: 'none', categories: help, thirdParty: false, evidence: [...rules.evidence, 'model:none'] };
 	}

@@ -518,6 +518,14 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules("i'm going to kill myself tonight"), 'imminent');
 	});
 
+	test('a word that marks an accident or a study in one language does not hide a crisis in another, or a whole sentence', () => {
+		assert.equal(rules('cut myself four times last night'), 'high');
+		assert.equal(rules('hab mich geritzt, am daumen'), 'high');
+		assert.equal(rules('sitting in sociology thinking about killing myself'), 'high');
+		assert.equal(rules('cut myself with the grater again tonight'), 'high');
+		assert.equal(rules('je me suis coupé les cheveux moi-même'), 'none');
+	});
+
 	test('a farewell letter to a class or a job, a kitchen cut and a burn from a motorbike, a crime series: not a crisis', () => {
 		assert.equal(rules('escrevi a carta de despedida pra turma, a formatura é sábado'), 'none');
 		assert.ok(levelRank(rules('escribí la carta de despedida, ya no aguanto más')) >= levelRank('high'));

@@ -523,6 +523,9 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('hab mich geritzt, am daumen'), 'high');
 		assert.equal(rules('sitting in sociology thinking about killing myself'), 'high');
 		assert.equal(rules('cut myself with the grater again tonight'), 'high');
+		assert.ok(levelRank(rules('i tried to gas myself with the oven last night')) >= levelRank('high'));
+		assert.equal(rules('put my head in the oven and turned the gas on'), 'imminent');
+		assert.equal(rules('burned myself on the stove making pasta'), 'none');
 		assert.equal(rules('je me suis coupé les cheveux moi-même'), 'none');
 	});
 

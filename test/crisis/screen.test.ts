@@ -481,7 +481,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('ok la faccio finita con sta live, a domani raga'), 'none');
 		assert.equal(rules("i'm cutting my hours down to part time"), 'none');
 		assert.equal(rules('found my old goodbye letter from 2018 today, so glad i stayed'), 'none');
-		assert.equal(rules("if one more person spoils the finale i'm ending it all"), 'concern');
+		assert.equal(rules("if one more person spoils the finale i'm ending it all"), 'none');
 	});
 
 	test('passive wishes told sideways, self-harm slang and acts, and preparation by acts, in several languages', () => {
@@ -510,11 +510,11 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('6 meses sem me cortar hoje!!'), 'none');
 	});
 
-	test('a recovery told from years later, the news about suicide nets, a goodbye letter to a car, a trivial last straw', () => {
+	test('a recovery told from years later, the news about suicide nets, a goodbye letter to a car, a petty last straw', () => {
 		assert.equal(rules('two winters ago i was writing goodbye letters. now i teach swimming'), 'none');
 		assert.equal(rules('the news about the bridge getting suicide nets is good'), 'none');
 		assert.equal(rules('writing a goodbye letter to my old car before the trade-in'), 'none');
-		assert.equal(rules("i'm gonna kms if the refs blow one more call"), 'concern');
+		assert.equal(rules("i'm gonna kms if the refs blow one more call"), 'none');
 		assert.equal(rules("i'm going to kill myself tonight"), 'imminent');
 	});
 
@@ -537,6 +537,41 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('me queimei no escapamento da moto, nada demais'), 'none');
 		assert.equal(rules('im Tatort hat der Kommissar den Abschiedsbrief gefunden'), 'none');
 		assert.equal(rules('comprei uma corda de pular pra treinar'), 'none');
+	});
+
+	test('a petty cause drops the hyperbole, a trivial one lowers it, and a laugh with a trivial cause drops it', () => {
+		assert.equal(rules('if one more customer asks for a discount i will kms'), 'none');
+		assert.equal(rules('se mais uma vez tocar essa música eu me mato'), 'none');
+		assert.equal(rules('wenn ich noch einmal dieses lied höre bring ich mich um'), 'none');
+		assert.equal(rules('if one more person asks, i will kms. not a joke, i mean it'), 'high');
+		assert.equal(rules('this exam makes me want to die'), 'concern');
+		assert.equal(rules('this exam makes me want to die lol'), 'none');
+		assert.equal(rules('l esame di domani mi uccide, voglio morire'), 'concern');
+		assert.equal(rules('i want to die lol'), 'high');
+		assert.equal(rules("im gonna walk into traffic tonight"), 'imminent');
+	});
+
+	test('a hotline for "you", a thought that has not come, a job left, an overdose of candy, a rope for the dog: not a crisis', () => {
+		assert.equal(rules('si vous avez des idées suicidaires, appelez le 3114'), 'none');
+		assert.equal(rules("i haven't had a single thought about ending it in a year"), 'none');
+		assert.equal(rules("i've had a thought about ending it"), 'high');
+		assert.equal(rules('handed in my notice, writing goodbye notes to the team'), 'none');
+		assert.equal(rules('my cousin overdosed on easter chocolate again'), 'none');
+		assert.equal(rules('comprei uma coleira e uma corda pro cachorro'), 'none');
+		assert.equal(rules('should i just end it and buy a new phone'), 'none');
+		assert.equal(rules('the senate voted to decriminalize attempted suicide'), 'none');
+		assert.equal(rules('já nem me lembro da última vez que pensei em me matar, hoje estou bem'), 'none');
+	});
+
+	test('dialect and told sideways: "top meself", "waan dead", Swiss German, a voice that says it, not alive by a date', () => {
+		assert.equal(rules('some days i think i will top meself'), 'high');
+		assert.equal(rules('mi waan dead, mi tired'), 'high');
+		assert.equal(rules('i cha eifach nümme lebe'), 'high');
+		assert.equal(rules('ich wett mir s läbe neh'), 'high');
+		assert.equal(rules('my head keeps telling me to kill myself and i listen more each day'), 'high');
+		assert.equal(rules("i've decided i'm not going to be alive for graduation"), 'high');
+		assert.equal(rules('i keep picturing ending my life'), 'high');
+		assert.equal(rules('estoy en el puente con el frasco. hoy se acaba'), 'imminent');
 	});
 });
 

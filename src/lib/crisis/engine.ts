@@ -228,6 +228,7 @@ export const MARKER_KINDS: readonly string[] = [
 	'effort',
 	'accident',
 	'trivial',
+	'petty',
 	'leave',
 	'relation',
 	'account',

@@ -104,7 +104,7 @@ interface Where {
  * A cancel marker switches a guard off: "/srs" anywhere cancels joke markers; "still", "since", "again" right next to
  * the phrase cancel the past ("I used to want to die and I still do").
  */
-const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; requires?: Where[] }> = {
+const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; requires?: Where[]; dropWith?: string }> = {
 	past: { scope: 'clause', effect: 'drop', cancel: [{ kind: 'ongoing', scope: 'near' }] },
 	// A recovery story: a distant time, a turn to now, and the phrase itself in the past tense ("In 2019 I wanted to
 	// die. Now I run the peer group"). Anything recent in its clause, "still" beside it, or anything coming back
@@ -129,7 +129,11 @@ const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; r
 	effort: { scope: 'near', effect: 'drop' },
 	// "cut myself on the mandoline" is an accident; "burned myself with the pan on purpose" is not.
 	accident: { scope: 'sentence', effect: 'drop', cancel: [{ kind: 'serious', scope: 'sentence' }] },
-	trivial: { scope: 'sentence', effect: 'down' },
+	// A trivial cause lowers one level ("this exam makes me want to die" still gets a gentle reply); told with a laugh
+	// it is hyperbole ("mrs patel gave us a pop quiz, i want to die 💀") and drops. "If one more person spoils it I'm
+	// ending it all" is petty on its face and drops; "not as a joke" keeps it.
+	trivial: { scope: 'sentence', effect: 'down', dropWith: 'joke' },
+	petty: { scope: 'sentence', effect: 'drop', cancel: [{ kind: 'serious', scope: 'message' }] },
 	leave: { scope: 'sentence', effect: 'drop' },
 	relation: { scope: 'near', effect: 'drop' },
 	account: { scope: 'near', effect: 'drop' },
@@ -164,6 +168,8 @@ interface Guard extends Lookup {
 	effect: Effect;
 	cancel: Lookup[];
 	requires: Lookup[];
+	/** Another guard which, applying too, turns this one's lowering into a drop. */
+	dropWith: string | undefined;
 }
 const lookup = (kind: string, scope: Scope): Lookup => ({ kind, bit: kindBit(kind), scope, reach: NEAR[kind] ?? 1 });
 const GUARD_RULES = new Map<string, Guard>(
@@ -174,6 +180,7 @@ const GUARD_RULES = new Map<string, Guard>(
 			effect: rule.effect,
 			cancel: (rule.cancel ?? []).map((w) => lookup(w.kind, w.scope)),
 			requires: (rule.requires ?? []).map((w) => lookup(w.kind, w.scope)),
+			dropWith: rule.dropWith,
 		},
 	]),
 );
@@ -486,7 +493,9 @@ function assessTokens(c: CompiledLexicon, tokens: Token[]): Assessment {
 		for (const guard of guards.markers) {
 			if (dropped) break;
 			if (!guardApplies(guard, m, tokens, markers)) continue;
+			const partner = guard.dropWith === undefined ? undefined : GUARD_RULES.get(guard.dropWith)!;
 			if (guard.effect === 'drop') dropped = guard.kind;
+			else if (partner && guardApplies(partner, m, tokens, markers)) dropped = `${guard.kind}+${partner.kind}`;
 			else {
 				steps++;
 				downs.push(guard.kind);

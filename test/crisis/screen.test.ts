@@ -548,7 +548,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('this exam makes me want to die lol'), 'none');
 		assert.equal(rules('l esame di domani mi uccide, voglio morire'), 'concern');
 		assert.equal(rules('i want to die lol'), 'high');
-		assert.equal(rules("im gonna walk into traffic tonight"), 'imminent');
+		assert.equal(rules('im gonna walk into traffic tonight'), 'imminent');
 	});
 
 	test('a hotline for "you", a thought that has not come, a job left, an overdose of candy, a rope for the dog: not a crisis', () => {
@@ -572,6 +572,20 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules("i've decided i'm not going to be alive for graduation"), 'high');
 		assert.equal(rules('i keep picturing ending my life'), 'high');
 		assert.equal(rules('estoy en el puente con el frasco. hoy se acaba'), 'imminent');
+	});
+
+	test('a recovery told by what stopped ("a month without", "the thoughts are gone", "não voltou"): not a crisis', () => {
+		assert.equal(rules('i went the whole summer without wanting to hurt myself'), 'none');
+		assert.equal(rules('i have never gone a day without wanting to die'), 'high');
+		assert.equal(rules('the urges to cut are mostly gone now'), 'none');
+		assert.equal(rules('a vontade de me matar não voltou'), 'none');
+		assert.equal(rules("j'ai plus du tout envie de mourir"), 'none');
+		assert.equal(rules('hace un año q no me corto'), 'none');
+		assert.equal(rules('looking back at my diary from 2019, i wanted to die every day. so glad im not there anymore'), 'none');
+		assert.equal(rules("i can't go a day without wanting to die"), 'high');
+		assert.equal(rules('gonna unalive my roommate if she eats my yoghurt again'), 'none');
+		assert.equal(rules('the suicide attempt scene in the film was hard to watch'), 'none');
+		assert.equal(rules('the cron job keeps getting killed, should i just kill it'), 'none');
 	});
 });
 

@@ -10,6 +10,7 @@
  * --cv       5-fold cross-validation first: per-kind recall and false positives of the rules alone and of rules plus
  *            model on messages each fold never saw; the high threshold is chosen on it.
  * --errors   with --cv: list the messages the cross-validated screen gets wrong (training data only, never held out).
+ * --sweep    print recall and false positives over the held-out batches at a range of risk thresholds.
  * --dry-run  train and report, but do not write model.json.
  *
  * Deterministic: the same corpus gives the same file (seeded shuffles, no clock).
@@ -48,11 +49,13 @@ const L2 = 2e-6;
 /** A feature seen in fewer training messages carries no weight (it would only memorise one message). */
 const MIN_COUNT = 2;
 /**
- * The highest false-positive rate (rules plus model) the threshold may cost over the held-out batches, each scored by
- * a model that never saw it. The goal is 5% on any fresh batch, and fresh batches run above the pooled rate: fitted at
- * 4.5%, the two batches written after that fit (H15, H16) came out at 11% and 8%. 3.5% leaves that margin.
+ * The false positives the model may add to the rules' own, as a share of the held-out batches' negatives, each batch
+ * scored by a model that never saw it. Only the model's share is budgeted: the rules were corrected on those same
+ * batches, so their false positives there understate a fresh batch's (the rules flagged 5-6% of the last fresh
+ * negatives against 2-3% of the batches they were corrected on), and a budget for both together would hand what the
+ * corrections won to the model. A 1% share is what the shipped threshold added before (0.843 on H1-H22).
  */
-const TARGET_FP = 0.035;
+const TARGET_MODEL_FP = 0.01;
 
 /**
  * Scored the same way as the held-out batches (left out of its model) and reported beside them, not fitted on: what
@@ -175,15 +178,14 @@ interface Scored {
 	high: number;
 }
 
-/** Lowest risk threshold whose false-positive rate (rules or model) on messages the model never saw stays within TARGET_FP. */
+/** Lowest risk threshold at which the model adds at most TARGET_MODEL_FP false positives on messages it never saw. */
 function chooseThreshold(scored: Scored[]): number {
 	const negatives = scored.filter((s) => !s.example.risk);
-	const byRules = negatives.filter(standsByRules).length;
 	const candidates = negatives
 		.filter((s) => !standsByRules(s))
 		.map((s) => s.risk)
 		.sort((a, b) => b - a);
-	const budget = Math.max(0, Math.floor(TARGET_FP * negatives.length) - byRules);
+	const budget = Math.floor(TARGET_MODEL_FP * negatives.length);
 	return Math.min(0.95, Math.max(0.2, (candidates[budget] ?? 0) + 1e-6));
 }
 
@@ -270,6 +272,17 @@ for (const { name, scored } of perBatch) {
 	console.log(
 		`  ${name.padEnd(40)} recall ${(positives.filter(flagged).length / positives.length).toFixed(3)}  false positives ${(negatives.filter(flagged).length / negatives.length).toFixed(3)}`,
 	);
+}
+if (args.has('--sweep')) {
+	const negatives = heldOutScored.filter((s) => !s.example.risk);
+	const positives = heldOutScored.filter((s) => s.example.risk);
+	for (const t of [0.65, 0.7, 0.74, 0.76, 0.78, 0.8, 0.82, 0.843, 0.86, 0.88, 0.9]) {
+		const flagged = (s: Scored) => standsByRules(s) || s.risk >= t;
+		const added = negatives.filter((s) => !standsByRules(s) && s.risk >= t).length;
+		console.log(
+			`  sweep t=${t.toFixed(3)} recall ${(positives.filter(flagged).length / positives.length).toFixed(3)} fp ${(negatives.filter(flagged).length / negatives.length).toFixed(4)} model-added fp ${(added / negatives.length).toFixed(4)} rules fp ${(negatives.filter(standsByRules).length / negatives.length).toFixed(4)}`,
+		);
+	}
 }
 if (args.has('--cv')) {
 	const folds = 5;

@@ -587,6 +587,15 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('the suicide attempt scene in the film was hard to watch'), 'none');
 		assert.equal(rules('the cron job keeps getting killed, should i just kill it'), 'none');
 	});
+
+	test('a farewell letter to colleagues, an old letter found and torn up, a book on suicide: not a crisis', () => {
+		assert.equal(rules("j'ai écrit une lettre d'adieu aux collègues pour mon pot de départ"), 'none');
+		assert.equal(rules("ho scritto una lettera d'addio ai colleghi"), 'none');
+		assert.equal(rules('hab einen abschiedsbrief an die kollegen geschrieben'), 'none');
+		assert.equal(rules("j'ai écrit ma lettre d'adieu, bonne nuit à tous"), 'imminent');
+		assert.equal(rules('beim aufräumen den abschiedsbrief von 2019 gefunden und zerrissen'), 'none');
+		assert.equal(rules('my sociology class is reading durkheim on suicide'), 'none');
+	});
 });
 
 describe('screen: the assessment', () => {

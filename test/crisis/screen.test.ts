@@ -229,7 +229,9 @@ describe('screen: plans, means and intent (rubric in screen.ts)', () => {
 	test('ideation or a goodbye with an intent to act is high, imminent with a time', () => {
 		exactly('everyone would be better off without me. im gonna do it', 'high');
 		exactly('everyone would be better off without me. im gonna do it tonight', 'imminent');
-		exactly('tonight im going to do it', 'concern');
+		// The rubric alone: a vague intent with a time and no ideation is concern; the model may read more into it.
+		assert.equal(screenRules('tonight im going to do it').level, 'concern');
+		atLeast('tonight im going to do it', 'concern');
 	});
 });
 

@@ -598,6 +598,41 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('beim aufräumen den abschiedsbrief von 2019 gefunden und zerrissen'), 'none');
 		assert.equal(rules('my sociology class is reading durkheim on suicide'), 'none');
 	});
+
+	test('a decided absence: "not sticking around", "not here by Thursday", "want out of this life", "check out for good", in several languages', () => {
+		assert.equal(rules("i've decided i'm not sticking around to see next year"), 'high');
+		assert.equal(rules("i won't be here on friday, that's decided"), 'high');
+		assert.equal(rules('i just want out of this life'), 'high');
+		assert.equal(rules('ready to check out for good'), 'high');
+		assert.equal(rules("i'm not letting myself turn 30"), 'high');
+		assert.equal(rules('im going to take myself out of the picture'), 'high');
+		assert.equal(rules('i think every day to finish my life'), 'high');
+		assert.equal(rules("i won't be here on friday, i'm on holiday in spain"), 'none');
+		assert.equal(rules('je vais me jeter sous le train demain matin'), 'imminent');
+		assert.equal(rules('la prochaine fois je me louperai pas'), 'high');
+		assert.equal(rules('la prossima volta non sbaglio'), 'high');
+		assert.equal(rules('me aviento del puente mañana'), 'imminent');
+		assert.equal(rules('não quero continuar a viver'), 'high');
+		assert.equal(rules('hüt znacht machi dem es end'), 'imminent');
+	});
+
+	test('asking how to support a friend who self-harms is not a report of danger, unless it is happening now', () => {
+		assert.equal(rules('my friend told me she self harms, how do i support her?'), 'none');
+		assert.equal(rules('comment je peux aider ma sœur qui se scarifie ?'), 'none');
+		assert.equal(rules('come posso aiutare mia sorella che si fa del male?'), 'none');
+		assert.equal(rules('my friend is self harming right now on call, how do i help'), 'concern');
+		assert.equal(rules("my girlfriend self harms and i don't know how to help her"), 'concern');
+		assert.equal(rules('how do i help my friend who is suicidal'), 'concern');
+	});
+
+	test('a recovery told from ages ("dai 14 ai 24"), a team result, an alarm clock: not a crisis', () => {
+		assert.equal(rules('mi sono tagliata per anni, dai 14 ai 24. adesso ne ho 35 e non lo faccio più'), 'none');
+		assert.equal(rules('se la Juve perde anche stasera mi butto dal balcone'), 'none');
+		assert.equal(rules('gonna unalive my alarm clock tomorrow'), 'none');
+		assert.equal(rules("i'd rather kill myself than sit through another slideshow"), 'none');
+		assert.equal(rules("i'd rather kill myself than do another year of this, and i mean that"), 'high');
+		assert.equal(rules('which rat poison works fastest for the storeroom rats'), 'none');
+	});
 });
 
 describe('screen: the assessment', () => {

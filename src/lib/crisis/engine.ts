@@ -229,6 +229,7 @@ export const MARKER_KINDS: readonly string[] = [
 	'accident',
 	'trivial',
 	'petty',
+	'support',
 	'leave',
 	'relation',
 	'account',

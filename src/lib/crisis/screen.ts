@@ -134,6 +134,16 @@ const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; r
 	// ending it all" is petty on its face and drops; "not as a joke" keeps it.
 	trivial: { scope: 'sentence', effect: 'down', dropWith: 'joke' },
 	petty: { scope: 'sentence', effect: 'drop', cancel: [{ kind: 'serious', scope: 'message' }] },
+	// "My friend told me she self-harms, how do I support her?" asks how to help: an ordinary answer serves it. A time
+	// anywhere ("tonight", "right now") keeps it a report of danger.
+	support: {
+		scope: 'message',
+		effect: 'drop',
+		cancel: [
+			{ kind: 'time', scope: 'message' },
+			{ kind: 'time_weak', scope: 'message' },
+		],
+	},
 	leave: { scope: 'sentence', effect: 'drop' },
 	relation: { scope: 'near', effect: 'drop' },
 	account: { scope: 'near', effect: 'drop' },
@@ -238,6 +248,7 @@ function collectMarkers(matches: Match[], tokens: Token[]): Markers {
 		if (kind === 'signal') continue;
 		if (kind === 'time' || kind === 'time_weak') {
 			markers.times.push({ sent: tokens[m.start]!.sent, weak: kind === 'time_weak', lang: m.phrase.lang });
+			markers.message |= kindBit(kind); // for guards a time cancels (support)
 			continue;
 		}
 		const bit = kindBit(kind);

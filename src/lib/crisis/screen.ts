@@ -52,7 +52,12 @@
  * A plea for help does not lower anything: "please help me, I want to kill myself" is high.
  * Joke markers ("lol", "jk") lower ambiguous phrases ("kms", "kill me", goodbyes) by one level, never an explicit
  * statement ("I want to die lol" stays high: people mask pain with "lol"); "/srs" and "I mean it" cancel them. Trivial
- * causes ("kill me now, another meeting", "this homework makes me want to die") lower by one level. Negation, another
+ * causes ("kill me now, another meeting", "this homework makes me want to die") lower by one level, and drop the phrase
+ * when told with a laugh ("this exam makes me want to die lol"); a petty condition ("if one more customer asks I'll
+ * kms", "every time he says 'synergy'", "rather die than wear that") drops it unless "not a joke" or "I mean it" says
+ * otherwise. Asking how to support someone who self-harms ("how do I help my friend who cuts?") is not a report of
+ * danger unless a time says it is happening ("right now", "tonight"); someone else's suicidal words stay concern
+ * either way. Negation, another
  * subject, the past, fiction, games and idioms drop a signal only where they apply to it (the same clause, sentence or
  * the words right around it), never the whole message.
  *

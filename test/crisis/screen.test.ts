@@ -633,6 +633,20 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules("i'd rather kill myself than do another year of this, and i mean that"), 'high');
 		assert.equal(rules('which rat poison works fastest for the storeroom rats'), 'none');
 	});
+
+	test('a night named, a roof without the stairs back, discharged and trying again, a log-off that is not the game', () => {
+		assert.equal(rules("tonight is the night i stop, i've got nothing left"), 'imminent');
+		assert.equal(rules('on the roof of my building. not taking the stairs back down'), 'high');
+		assert.equal(rules("got discharged this morning and i know i'm going to try again"), 'high');
+		assert.equal(rules("logging off for good after this stream, and i don't mean twitch"), 'high');
+		assert.equal(rules('im taking my life this weekend'), 'high');
+		assert.equal(rules("i'm not gonna be alive when the sequel comes out"), 'high');
+		assert.equal(rules('me vojo ammazzà, nun ce la faccio più'), 'high');
+		assert.equal(rules('fahr gleich mit vollgas gegen nen baum'), 'imminent');
+		assert.equal(rules('giuro che lo ammazzo e poi mi ammazzo'), 'none');
+		assert.equal(rules('how do i count my pills for the week organiser'), 'none');
+		assert.equal(rules("i burned myself all through my teens. i'm 29 now and haven't in over a decade"), 'none');
+	});
 });
 
 describe('screen: the assessment', () => {

@@ -25,7 +25,7 @@ import {
 	HEADS,
 	headScore,
 	linearScore,
-	MODEL_MIN_WORDS,
+	tooFewWordsForModel,
 	MODEL_PATH,
 	concernVetoed,
 	sigmoid,
@@ -95,7 +95,7 @@ function prepare(entries: CorpusEntry[]): Example[] {
 			third: isThirdParty(entry),
 			rulesAtRisk: rules.level !== 'none',
 			rulesLevel: rules.level,
-			short: words.length < MODEL_MIN_WORDS,
+			short: tooFewWordsForModel(words),
 		};
 	});
 }

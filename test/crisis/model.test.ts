@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { corpusFiles, heldOutFiles, kindReport, loadCorpusFiles } from '../../src/lib/crisis/eval.ts';
-import { decodeModel, encodeModel, featureSets, HEADS, loadModel, scoreSets, scoreWords } from '../../src/lib/crisis/model.ts';
+import { decodeModel, encodeModel, featureSets, HEADS, loadModel, scoreSets, scoreWords, tooFewWordsForModel } from '../../src/lib/crisis/model.ts';
 import { modelInput, screen, screenRules, withModel } from '../../src/lib/crisis/screen.ts';
 import { levelRank } from '../../src/lib/crisis/types.ts';
 
@@ -111,5 +111,15 @@ describe('crisis model', () => {
 			assert.ok(levelRank(screen(text).level) >= levelRank('concern'), 'a crisis message reached no level');
 		}
 		for (const text of ['died to the final boss like 20 times lol', 'this homework is killing me']) assert.equal(screen(text).level, 'none');
+	});
+
+	test('a message of fewer than three different words is left to the rules, however long', () => {
+		// Two words repeated 27 times once scored above the threshold: the model's evidence there is one or two features.
+		const junk = '\u0001na'.repeat(27) + '\u0001n';
+		assert.ok(modelInput(junk).words.length > 20);
+		assert.equal(tooFewWordsForModel(modelInput(junk).words), true);
+		assert.equal(tooFewWordsForModel(modelInput('i want out').words), false);
+		assert.equal(screen(junk).level, 'none');
+		assert.equal(screen('kms kms kms kms').level, screenRules('kms kms kms kms').level);
 	});
 });

@@ -82,15 +82,18 @@ function answers(from: number): RecordedRequest[] {
 		);
 }
 
-function checkAnswer(request: RecordedRequest, input: string): void {
+/** The answer echoes no mention from the input; it may address its author (a crisis note does), pinging nobody else. */
+function checkAnswer(request: RecordedRequest, input: string, author: string): void {
 	const data = request.body?.data ?? request.body ?? {};
 	if (typeof data.content !== 'string' && !data.embeds) return; // e.g. a deferral
 	const text = [data.content ?? '', ...(data.embeds ?? []).map((e: any) => JSON.stringify(e))].join('\n');
-	assert.doesNotMatch(text, RAW_MENTION, `a raw mention in an answer to ${JSON.stringify(input.slice(0, 80))}: ${text.slice(0, 300)}`);
+	const echoed = text.replaceAll(`<@${author}>`, '');
+	assert.doesNotMatch(echoed, RAW_MENTION, `a raw mention in an answer to ${JSON.stringify(input.slice(0, 80))}: ${text.slice(0, 300)}`);
 	const allowed = data.allowed_mentions;
 	assert.ok(allowed, `no allowed_mentions on ${request.method} ${request.path}`);
 	assert.deepEqual(allowed.parse ?? [], [], 'parses no mentions');
 	assert.ok(!allowed.roles?.length, 'pings no role');
+	for (const user of allowed.users ?? []) assert.equal(user, author, 'pings nobody but the author');
 }
 
 describe('hostile input through Discord', () => {
@@ -108,7 +111,7 @@ describe('hostile input through Discord', () => {
 				await done;
 				const sent = answers(from);
 				assert.ok(sent.length >= 1, `no answer to ${JSON.stringify(text.slice(0, 80))}`);
-				for (const request of sent) checkAnswer(request, text);
+				for (const request of sent) checkAnswer(request, text, author);
 			}),
 			{ seed: SEED, numRuns: 150 },
 		);
@@ -120,11 +123,12 @@ describe('hostile input through Discord', () => {
 				cases++;
 				const from = world.fake.requests.length;
 				const message = text.length >= 3 ? text.slice(0, 2000) : `${text}...`;
-				const ix = world.fake.sendSlashCommand({ name, userId: someone(), options: { message } });
+				const userId = someone();
+				const ix = world.fake.sendSlashCommand({ name, userId, options: { message } });
 				const callback = await ix.callback(5_000);
 				assert.ok(callback.status < 300, `${name}: callback ${callback.status}`);
 				if (name === 'crisis') await once(safetyOutcomes, 'command', { signal: AbortSignal.timeout(10_000) });
-				for (const request of answers(from)) checkAnswer(request, text);
+				for (const request of answers(from)) checkAnswer(request, text, userId);
 			}),
 			{ seed: SEED + 1, numRuns: 100 },
 		);

@@ -393,11 +393,23 @@ export function scoreSets(model: CrisisModel, sets: readonly Uint32Array[]): Sco
 export const MODEL_MAX_WORDS = 160;
 
 /**
- * The model reads messages of at least this many words. On one or two words its evidence is a single feature or two
- * ("oxygen" scored as a crisis because it stands in "taking up space and oxygen"), and no labelled message that short
- * is found by the model alone: the rules read them.
+ * The model reads messages of at least this many different words. On one or two its evidence is a single feature or
+ * two ("oxygen" scored as a crisis because it stands in "taking up space and oxygen"; "na na na … n" repeated 27 times
+ * once scored above the threshold), and no labelled message that short is found by the model alone: the rules read
+ * them.
  */
 export const MODEL_MIN_WORDS = 3;
+
+/** Too few different words for the model: the rules alone read the message. */
+export function tooFewWordsForModel(words: readonly Word[]): boolean {
+	if (words.length < MODEL_MIN_WORDS) return true;
+	const seen = new Set<string>();
+	for (const word of words) {
+		seen.add(word.text);
+		if (seen.size >= MODEL_MIN_WORDS) return false;
+	}
+	return true;
+}
 
 /**
  * A risk score below which the model lowers the rules' `concern` (never `high` or `imminent`) to none: "kill me now, my

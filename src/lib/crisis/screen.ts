@@ -83,7 +83,7 @@ import {
 import { LEXICONS } from './lexicon/index.ts';
 import {
 	loadModel,
-	MODEL_MIN_WORDS,
+	tooFewWordsForModel,
 	modelWords,
 	concernVetoed,
 	ruleFeatures,
@@ -136,7 +136,7 @@ const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; r
 	accident: { scope: 'sentence', effect: 'drop', cancel: [{ kind: 'serious', scope: 'sentence' }] },
 	// A trivial cause lowers one level ("this exam makes me want to die" still gets a gentle reply); told with a laugh
 	// it is hyperbole ("mrs patel gave us a pop quiz, i want to die 💀") and drops. "If one more person spoils it I'm
-	// ending it all" is petty on its face and drops; "not as a joke" keeps it.
+	// ending it all" is petty on its face and drops; "not a joke" or "I mean it" keeps it.
 	trivial: { scope: 'sentence', effect: 'down', dropWith: 'joke' },
 	petty: { scope: 'sentence', effect: 'drop', cancel: [{ kind: 'serious', scope: 'message' }] },
 	// "My friend told me she self-harms, how do I support her?" asks how to help: an ordinary answer serves it. A time
@@ -569,7 +569,7 @@ function assessTokens(c: CompiledLexicon, tokens: Token[]): Assessment {
  */
 export function screen(text: string): Assessment {
 	const { rules, words, features } = modelInput(text);
-	if (words.length < MODEL_MIN_WORDS) return rules;
+	if (tooFewWordsForModel(words)) return rules;
 	const model = loadModel();
 	return withModel(rules, scoreWords(model, words, features), model);
 }

@@ -25,10 +25,10 @@ import {
 	HEADS,
 	headScore,
 	linearScore,
-	tooFewWordsForModel,
 	MODEL_PATH,
 	concernVetoed,
 	sigmoid,
+	tooFewWordsForModel,
 	type CrisisModel,
 	type Head,
 } from '../src/lib/crisis/model.ts';
@@ -276,11 +276,12 @@ for (const { name, scored } of perBatch) {
 if (args.has('--sweep')) {
 	const negatives = heldOutScored.filter((s) => !s.example.risk);
 	const positives = heldOutScored.filter((s) => s.example.risk);
+	const rulesFp = negatives.filter(standsByRules).length / negatives.length;
 	for (const t of [0.65, 0.7, 0.74, 0.76, 0.78, 0.8, 0.82, 0.843, 0.86, 0.88, 0.9]) {
 		const flagged = (s: Scored) => standsByRules(s) || s.risk >= t;
 		const added = negatives.filter((s) => !standsByRules(s) && s.risk >= t).length;
 		console.log(
-			`  sweep t=${t.toFixed(3)} recall ${(positives.filter(flagged).length / positives.length).toFixed(3)} fp ${(negatives.filter(flagged).length / negatives.length).toFixed(4)} model-added fp ${(added / negatives.length).toFixed(4)} rules fp ${(negatives.filter(standsByRules).length / negatives.length).toFixed(4)}`,
+			`  sweep t=${t.toFixed(3)} recall ${(positives.filter(flagged).length / positives.length).toFixed(3)} fp ${(negatives.filter(flagged).length / negatives.length).toFixed(4)} model-added fp ${(added / negatives.length).toFixed(4)} rules fp ${rulesFp.toFixed(4)}`,
 		);
 	}
 }

@@ -82,12 +82,12 @@ import {
 } from './engine.ts';
 import { LEXICONS } from './lexicon/index.ts';
 import {
-	loadModel,
-	tooFewWordsForModel,
-	modelWords,
 	concernVetoed,
+	loadModel,
+	modelWords,
 	ruleFeatures,
 	scoreWords,
+	tooFewWordsForModel,
 	type CrisisModel,
 	type Scores,
 	type Word,
@@ -183,8 +183,8 @@ interface Guard extends Lookup {
 	effect: Effect;
 	cancel: Lookup[];
 	requires: Lookup[];
-	/** Another guard which, applying too, turns this one's lowering into a drop. */
-	dropWith: string | undefined;
+	/** Another guard which, applying too, turns this one's lowering into a drop (resolved once, below). */
+	dropWith: Guard | undefined;
 }
 const lookup = (kind: string, scope: Scope): Lookup => ({ kind, bit: kindBit(kind), scope, reach: NEAR[kind] ?? 1 });
 const GUARD_RULES = new Map<string, Guard>(
@@ -195,10 +195,11 @@ const GUARD_RULES = new Map<string, Guard>(
 			effect: rule.effect,
 			cancel: (rule.cancel ?? []).map((w) => lookup(w.kind, w.scope)),
 			requires: (rule.requires ?? []).map((w) => lookup(w.kind, w.scope)),
-			dropWith: rule.dropWith,
+			dropWith: undefined as Guard | undefined,
 		},
 	]),
 );
+for (const [kind, rule] of Object.entries(GUARDS)) if (rule.dropWith) GUARD_RULES.get(kind)!.dropWith = GUARD_RULES.get(rule.dropWith)!;
 
 /** The guards of a signal: negation and another person (read around the phrase), then the marker guards in order. */
 interface SignalGuards {
@@ -509,9 +510,8 @@ function assessTokens(c: CompiledLexicon, tokens: Token[]): Assessment {
 		for (const guard of guards.markers) {
 			if (dropped) break;
 			if (!guardApplies(guard, m, tokens, markers)) continue;
-			const partner = guard.dropWith === undefined ? undefined : GUARD_RULES.get(guard.dropWith)!;
 			if (guard.effect === 'drop') dropped = guard.kind;
-			else if (partner && guardApplies(partner, m, tokens, markers)) dropped = `${guard.kind}+${partner.kind}`;
+			else if (guard.dropWith && guardApplies(guard.dropWith, m, tokens, markers)) dropped = `${guard.kind}+${guard.dropWith.kind}`;
 			else {
 				steps++;
 				downs.push(guard.kind);

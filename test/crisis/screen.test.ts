@@ -647,6 +647,33 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('how do i count my pills for the week organiser'), 'none');
 		assert.equal(rules("i burned myself all through my teens. i'm 29 now and haven't in over a decade"), 'none');
 	});
+
+	test('praying to be taken, leaving this world soon, not coming back from a drive, the next train, in several languages', () => {
+		assert.equal(rules('every night i ask god to take me in my sleep'), 'concern');
+		assert.equal(rules('ich bete jeden abend, dass der liebe gott mich endlich holt'), 'concern');
+		assert.equal(rules('ogni sera prego il Signore che mi porti via'), 'concern');
+		assert.equal(rules('le pido a dios cada noche que me lleve'), 'concern');
+		assert.equal(rules("I'm leaving this world soon, my mind is made up"), 'high');
+		assert.equal(rules('driving to the river now and im not coming back'), 'high');
+		assert.equal(rules("driving to my mom's for the holidays, not coming back till january"), 'none');
+		assert.equal(rules('à la gare. le prochain train, je saute'), 'high');
+		assert.equal(rules('überlege die ganze nacht, wie ich mir das leben nehme'), 'high');
+		assert.equal(rules('I pray to God to give me strength every night'), 'none');
+		assert.equal(rules('the next train i take is the 6:40 to leeds'), 'none');
+	});
+
+	test('urges told against a clean streak, a question whether an overdose hurts, and an exam that "killed me"', () => {
+		assert.equal(rules('sh urges bad tonight, 19 days clean'), 'concern');
+		assert.equal(rules('40 days without self harm and today i really want to'), 'concern');
+		assert.equal(rules('2 years clean from self harm today!!'), 'none');
+		assert.equal(rules('two years ago tonight i tried to end my life. tonight im making pasta, so glad im still here'), 'none');
+		assert.equal(rules('estou com uma vontade enorme de me magoar hoje'), 'high');
+		assert.equal(rules('anyone know if a paracetamol overdose hurts'), 'high');
+		assert.equal(rules("l'esame di analisi mi ha ucciso, voglio morire"), 'none');
+		assert.equal(rules('die matheklausur hat mich gekillt, ich will sterben'), 'none');
+		assert.equal(rules('this exam, i want to die'), 'concern');
+		assert.equal(rules('this exam, i want to die. not joking'), 'high');
+	});
 });
 
 describe('screen: the assessment', () => {

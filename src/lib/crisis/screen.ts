@@ -137,7 +137,7 @@ const GUARDS: Record<string, { scope: Scope; effect: Effect; cancel?: Where[]; r
 	// A trivial cause lowers one level ("this exam makes me want to die" still gets a gentle reply); told with a laugh
 	// it is hyperbole ("mrs patel gave us a pop quiz, i want to die 💀") and drops. "If one more person spoils it I'm
 	// ending it all" is petty on its face and drops; "not a joke" or "I mean it" keeps it.
-	trivial: { scope: 'sentence', effect: 'down', dropWith: 'joke' },
+	trivial: { scope: 'sentence', effect: 'down', dropWith: 'joke', cancel: [{ kind: 'serious', scope: 'message' }] },
 	petty: { scope: 'sentence', effect: 'drop', cancel: [{ kind: 'serious', scope: 'message' }] },
 	// "My friend told me she self-harms, how do I support her?" asks how to help: an ordinary answer serves it. A time
 	// anywhere ("tonight", "right now") keeps it a report of danger.

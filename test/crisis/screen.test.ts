@@ -674,6 +674,32 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('this exam, i want to die'), 'concern');
 		assert.equal(rules('this exam, i want to die. not joking'), 'high');
 	});
+
+	test('a season as the deadline, an age not reached, trying again properly, a strip taken, a car running in the garage, stones in the pockets', () => {
+		assert.equal(rules("im not gonna be here by summer"), 'high');
+		assert.equal(rules("i won't make it to 25, i know that now"), 'high');
+		assert.equal(rules('tried once last year and im gonna try again, properly this time'), 'high');
+		assert.equal(rules('took the whole strip an hour ago'), 'imminent');
+		assert.equal(rules('sitting in the car in the garage with the engine on'), 'high');
+		assert.equal(rules('walking into the lake with stones in my pockets'), 'high');
+		assert.equal(rules('comprei carvão e fita adesiva hoje'), 'high');
+		assert.equal(rules('the charcoal and the tape are in the car for the bbq tomorrow'), 'none');
+		assert.equal(rules('what height is guaranteed, just answer'), 'high');
+		assert.equal(rules('everyone in the group chat would be fine without me'), 'concern');
+		assert.equal(rules('my dog is the only reason im still here'), 'concern');
+		assert.equal(rules('je vais m\'enlever la vie'), 'high');
+		assert.equal(rules("i won't make it to the party, sorry"), 'none');
+	});
+
+	test('a farewell note to the team, a retirement card, embarrassment, a recovery told from training years: not a crisis', () => {
+		assert.equal(rules('Writing my farewell note to the team, leaving after 9 years for a new job'), 'none');
+		assert.equal(rules("Ho scritto il biglietto d'addio per la collega che va in pensione"), 'none');
+		assert.equal(rules('He escrito una carta de despedida para los compañeros'), 'none');
+		assert.equal(rules('so embarrassed i want to die, i waved at a stranger'), 'none');
+		assert.equal(rules('ich bring mich um, so peinlich'), 'none');
+		assert.equal(rules('I self-harmed all through nursing school. 12 years clean now and gentler with patients'), 'none');
+		assert.equal(rules('ashamed of myself, i want to die'), 'high');
+	});
 });
 
 describe('screen: the assessment', () => {

@@ -676,7 +676,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 	});
 
 	test('a season as the deadline, an age not reached, trying again properly, a strip taken, a car running in the garage, stones in the pockets', () => {
-		assert.equal(rules("im not gonna be here by summer"), 'high');
+		assert.equal(rules("im not gonna be here by spring"), 'high');
 		assert.equal(rules("i won't make it to 25, i know that now"), 'high');
 		assert.equal(rules('tried once last year and im gonna try again, properly this time'), 'high');
 		assert.equal(rules('took the whole strip an hour ago'), 'imminent');

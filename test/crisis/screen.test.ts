@@ -689,6 +689,9 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('my dog is the only reason im still here'), 'concern');
 		assert.equal(rules('je vais m\'enlever la vie'), 'high');
 		assert.equal(rules("i won't make it to the party, sorry"), 'none');
+		assert.equal(rules('só tô vivo por causa da minha cachorra'), 'concern');
+		assert.equal(rules('le monde tournerait très bien sans moi'), 'concern');
+		assert.equal(rules('al funerale pensavo: beata lei, ha finito'), 'concern');
 	});
 
 	test('a farewell note to the team, a retirement card, embarrassment, a recovery told from training years: not a crisis', () => {

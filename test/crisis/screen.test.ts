@@ -703,6 +703,31 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('I self-harmed all through nursing school. 12 years clean now and gentler with patients'), 'none');
 		assert.equal(rules('ashamed of myself, i want to die'), 'high');
 	});
+
+	test('a date or an age not reached, in six languages, and asking not to be sent a hotline', () => {
+		assert.equal(rules('I will not see the next year. I decided already'), 'high');
+		assert.equal(rules('ho deciso che a Natale non ci arrivo'), 'high');
+		assert.equal(rules("j'ai pris ma décision, je serai plus là pour mes 18 ans"), 'high');
+		assert.equal(rules('Pain 9/10 for three years. Decided I\'m not doing a fourth.'), 'high');
+		assert.equal(rules('after results come I will finish myself'), 'high');
+		assert.equal(rules('standing on the chair. not stepping down this time'), 'high');
+		assert.equal(rules("please don't send me a hotline, i just need to say it"), 'concern');
+		assert.equal(rules('bitte keine nummern schicken'), 'concern');
+		assert.equal(rules('gonna rope after my bday'), 'high');
+		assert.equal(rules('hoje eu acabo com tudo... com aquele pote de sorvete'), 'none');
+		assert.equal(rules('no pienso cumplir los 30 sin haber ido a Japón'), 'none');
+	});
+
+	test('passive wishes told sideways: wasting oxygen, praying not to wake, the dead are lucky, died in my sleep', () => {
+		assert.equal(rules('I feel like I am just wasting oxygen in this house'), 'concern');
+		assert.equal(rules('sometimes i pray to god that i just dont wake up tomorrow'), 'concern');
+		assert.equal(rules('the dead are lucky. no more appointments'), 'concern');
+		assert.equal(rules("me waking up and realising i didn't die in my sleep again"), 'concern');
+		assert.equal(rules('queria só sumir. de vez.'), 'concern');
+		assert.equal(rules('I wish I had died instead of him'), 'none');
+		assert.equal(rules('my mum just rang to say goodbye before she boards her flight to Manila'), 'none');
+		assert.equal(rules('remember when i wanted to ctb? that was last spring. doing so much better now'), 'none');
+	});
 });
 
 describe('screen: the assessment', () => {

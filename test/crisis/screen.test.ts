@@ -718,6 +718,20 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('no pienso cumplir los 30 sin haber ido a Japón'), 'none');
 	});
 
+	test('dying on purpose, getting closer to doing it, a year not passed; a last day, a sent voice note, a year without cutting: not a crisis', () => {
+		assert.equal(rules("i'm going to die on purpose. there i said it"), 'high');
+		assert.equal(rules("I'm getting closer to actually doing it."), 'high');
+		assert.equal(rules('nobody is going to miss me'), 'concern');
+		assert.equal(rules('eu num passo desse ano não'), 'high');
+		assert.equal(rules('ho deciso. a fine anno non ci arrivo'), 'high');
+		assert.equal(rules('a fine mese non ci arrivo manco morto, stipendio finito il 10'), 'none');
+		assert.equal(rules('Last day at the depot after 19 years. Left a goodbye note on the break room board.'), 'none');
+		assert.equal(rules('mi ammazzo, ho mandato il vocale alla prof invece che a Giulia'), 'none');
+		assert.equal(rules('faz um ano que não me corto! comemorei com um bolo'), 'none');
+		assert.equal(rules("i'll end it all if the barista spells my name wrong one more time"), 'none');
+		assert.equal(rules('Back when the farm went under I thought about ending it. Got help. We are doing alright now.'), 'none');
+	});
+
 	test('passive wishes told sideways: wasting oxygen, praying not to wake, the dead are lucky, died in my sleep', () => {
 		assert.equal(rules('I feel like I am just wasting oxygen in this house'), 'concern');
 		assert.equal(rules('sometimes i pray to god that i just dont wake up tomorrow'), 'concern');

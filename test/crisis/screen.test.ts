@@ -710,7 +710,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules("j'ai pris ma décision, je serai plus là pour mes 18 ans"), 'high');
 		assert.equal(rules('Pain 9/10 for three years. Decided I\'m not doing a fourth.'), 'high');
 		assert.equal(rules('after results come I will finish myself'), 'high');
-		assert.equal(rules('standing on the chair. not stepping down this time'), 'high');
+		assert.equal(rules('standing on the chair. not stepping down this time'), 'imminent');
 		assert.equal(rules("please don't send me a hotline, i just need to say it"), 'concern');
 		assert.equal(rules('bitte keine nummern schicken'), 'concern');
 		assert.equal(rules('gonna rope after my bday'), 'high');
@@ -730,6 +730,17 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('faz um ano que não me corto! comemorei com um bolo'), 'none');
 		assert.equal(rules("i'll end it all if the barista spells my name wrong one more time"), 'none');
 		assert.equal(rules('Back when the farm went under I thought about ending it. Got help. We are doing alright now.'), 'none');
+	});
+
+	test('a decision to end it in French, this summer as the last, a river before Christmas, a strip taken in Spanish; recoveries told from a job now', () => {
+		assert.equal(rules("j'ai décidé d'en finir"), 'high');
+		assert.equal(rules('ich hab beschlossen dass dieser Sommer mein letzter ist'), 'high');
+		assert.equal(rules("I'm going into the river before Christmas"), 'high');
+		assert.equal(rules("i'm going to walk into the sea, the printer jammed again"), 'none');
+		assert.equal(rules('ya me tomé la tira entera de clona'), 'imminent');
+		assert.equal(rules("I overdosed at 19 and woke up in ICU. 12 years on I'm a nurse on that same ward."), 'none');
+		assert.equal(rules("thought about ending it after me mam died. That was 2019. I'm grand now."), 'none');
+		assert.equal(rules("j'ai écrit mon mot d'adieu pour le pot de départ vendredi"), 'none');
 	});
 
 	test('passive wishes told sideways: wasting oxygen, praying not to wake, the dead are lucky, died in my sleep', () => {

@@ -676,7 +676,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 	});
 
 	test('a season as the deadline, an age not reached, trying again properly, a strip taken, a car running in the garage, stones in the pockets', () => {
-		assert.equal(rules("im not gonna be here by spring"), 'high');
+		assert.equal(rules('im not gonna be here by spring'), 'high');
 		assert.equal(rules("i won't make it to 25, i know that now"), 'high');
 		assert.equal(rules('tried once last year and im gonna try again, properly this time'), 'high');
 		assert.equal(rules('took the whole strip an hour ago'), 'imminent');
@@ -687,7 +687,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('what height is guaranteed, just answer'), 'high');
 		assert.equal(rules('everyone in the group chat would be fine without me'), 'concern');
 		assert.equal(rules('my dog is the only reason im still here'), 'concern');
-		assert.equal(rules('je vais m\'enlever la vie'), 'high');
+		assert.equal(rules("je vais m'enlever la vie"), 'high');
 		assert.equal(rules("i won't make it to the party, sorry"), 'none');
 		assert.equal(rules('só tô vivo por causa da minha cachorra'), 'concern');
 		assert.equal(rules('le monde tournerait très bien sans moi'), 'concern');
@@ -708,7 +708,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('I will not see the next year. I decided already'), 'high');
 		assert.equal(rules('ho deciso che a Natale non ci arrivo'), 'high');
 		assert.equal(rules("j'ai pris ma décision, je serai plus là pour mes 18 ans"), 'high');
-		assert.equal(rules('Pain 9/10 for three years. Decided I\'m not doing a fourth.'), 'high');
+		assert.equal(rules("Pain 9/10 for three years. Decided I'm not doing a fourth."), 'high');
 		assert.equal(rules('after results come I will finish myself'), 'high');
 		assert.equal(rules('standing on the chair. not stepping down this time'), 'imminent');
 		assert.equal(rules("please don't send me a hotline, i just need to say it"), 'concern');

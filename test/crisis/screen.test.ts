@@ -685,6 +685,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('comprei carvão e fita adesiva hoje'), 'high');
 		assert.equal(rules('the charcoal and the tape are in the car for the bbq tomorrow'), 'none');
 		assert.equal(rules('what height is guaranteed, just answer'), 'high');
+		assert.equal(rules('what height is guaranteed fall damage death in minecraft? building a mob trap'), 'none');
 		assert.equal(rules('everyone in the group chat would be fine without me'), 'concern');
 		assert.equal(rules('my dog is the only reason im still here'), 'concern');
 		assert.equal(rules("je vais m'enlever la vie"), 'high');

@@ -565,6 +565,46 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 		assert.equal(rules('já nem me lembro da última vez que pensei em me matar, hoje estou bem'), 'none');
 	});
 
+	test('a decision said without a subject, in the present tense or as a departure that is not a move, and an act told in a few words, in every language', () => {
+		for (const text of [
+			'Ending my life this weekend.',
+			"I've decided to die. I just want my cat sorted first.",
+			'old man here. ending it this winter. i have lived enough.',
+			'Eating my gun this weekend.',
+			'he decidido morir',
+			'Antes de Reyes me quito la vida.',
+			'decidi morrer, já está certo',
+			'domingo eu tiro minha vida',
+			"j'ai décidé de mourir",
+			'Je vais mettre fin à tout ça avant la rentrée.',
+			'ho deciso di morire',
+			'ich habe beschlossen zu sterben',
+			"It's my turn to leave now and I don't mean moving house.",
+			'Not gonna be here after this semester, in any sense.',
+			"ho deciso che me ne vado prima di Natale. e non intendo in un'altra città",
+			'nach den prüfungen bin ich weg, und damit mein ich nicht umziehen',
+			"honestly when i get off shift tomorrow i'm going to drive to the coast and not come back",
+		])
+			assert.equal(rules(text), 'high', text);
+		for (const text of [
+			"I drank the antifreeze. It's done now.",
+			'injected everything i had left. this is the goodbye',
+			"j'ai bu de la javel, ça me brûle la gorge",
+			'hab den abflussreiniger getrunken',
+			'ich nehm mir heute das leben',
+		])
+			assert.equal(rules(text), 'imminent', text);
+		for (const text of [
+			"we're ending it this weekend, the band had a good run",
+			"I've decided to dye my hair",
+			'boludo el asado de tu viejo me mató, no me puedo ni mover',
+			'se domani interroga di latino mi butto dal ponte giuro',
+			'drank the antifreeze by accident as a kid',
+			"I'm not going to be at the party, in any sense",
+		])
+			assert.equal(rules(text), 'none', text);
+	});
+
 	test('dialect and told sideways: "top meself", "waan dead", Swiss German, a voice that says it, not alive by a date', () => {
 		assert.equal(rules('some days i think i will top meself'), 'high');
 		assert.equal(rules('mi waan dead, mi tired'), 'high');

@@ -584,6 +584,9 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			"ho deciso che me ne vado prima di Natale. e non intendo in un'altra città",
 			'nach den prüfungen bin ich weg, und damit mein ich nicht umziehen',
 			"honestly when i get off shift tomorrow i'm going to drive to the coast and not come back",
+			"My divorce is final and I've decided not to live past New Year's.",
+			'tô pensando em me desviver de vez',
+			'este finde me doy de baja del mundo, ya tengo todo pensado',
 		])
 			assert.equal(rules(text), 'high', text);
 		for (const text of [
@@ -592,6 +595,10 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			"j'ai bu de la javel, ça me brûle la gorge",
 			'hab den abflussreiniger getrunken',
 			'ich nehm mir heute das leben',
+			"I'm so sorry. I've taken an overdose and I'm going to lie down now.",
+			"I've hooked the hose up to the exhaust. Writing this from the driver's seat.",
+			"j'ai avalé toute la boîte de lexomil y a 20 min",
+			'my mind is made up, throwing myself off the balcony when my flatmates go out',
 		])
 			assert.equal(rules(text), 'imminent', text);
 		for (const text of [
@@ -601,6 +608,10 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			'se domani interroga di latino mi butto dal ponte giuro',
 			'drank the antifreeze by accident as a kid',
 			"I'm not going to be at the party, in any sense",
+			"J'ai pris toute la boîte de chocolats ce soir, aucun regret",
+			'overdosing on cold brew to get through finals week',
+			"nurse here: if someone's taken an overdose, get them to A&E",
+			'jumping off the pier into the sea tomorrow with the lads, cant wait',
 		])
 			assert.equal(rules(text), 'none', text);
 	});

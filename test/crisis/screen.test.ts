@@ -587,6 +587,10 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			"My divorce is final and I've decided not to live past New Year's.",
 			'tô pensando em me desviver de vez',
 			'este finde me doy de baja del mundo, ya tengo todo pensado',
+			'i plan to be dead before my 18th birthday',
+			"I don't intend to live past the funeral.",
+			"tbh the only reason I've stayed is my cat. she's 19 and the vet says weeks. when she goes, I go.",
+			'Ho perso il raccolto. Domattina mi impicco nella stalla.',
 		])
 			assert.equal(rules(text), 'high', text);
 		for (const text of [
@@ -599,6 +603,9 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			"I've hooked the hose up to the exhaust. Writing this from the driver's seat.",
 			"j'ai avalé toute la boîte de lexomil y a 20 min",
 			'my mind is made up, throwing myself off the balcony when my flatmates go out',
+			'Hanging myself in the shed as soon as I finish typing this.',
+			'Der Hof ist verloren. Morgen früh häng ich mich in der Scheune auf.',
+			'Perdimos la cosecha. Mañana temprano me cuelgo en el galpón.',
 		])
 			assert.equal(rules(text), 'imminent', text);
 		for (const text of [
@@ -612,6 +619,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			'overdosing on cold brew to get through finals week',
 			"nurse here: if someone's taken an overdose, get them to A&E",
 			'jumping off the pier into the sea tomorrow with the lads, cant wait',
+			'Digga wenn der BVB heute wieder verliert häng ich mich auf 😤',
 		])
 			assert.equal(rules(text), 'none', text);
 	});

@@ -619,6 +619,7 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			'overdosing on cold brew to get through finals week',
 			"nurse here: if someone's taken an overdose, get them to A&E",
 			'jumping off the pier into the sea tomorrow with the lads, cant wait',
+			"Jumping off the bridge tomorrow!! bungee, 120m, I'm terrified and buzzing",
 			'Digga wenn der BVB heute wieder verliert häng ich mich auf 😤',
 		])
 			assert.equal(rules(text), 'none', text);

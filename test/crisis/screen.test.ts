@@ -591,6 +591,8 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			"I don't intend to live past the funeral.",
 			"tbh the only reason I've stayed is my cat. she's 19 and the vet says weeks. when she goes, I go.",
 			'Ho perso il raccolto. Domattina mi impicco nella stalla.',
+			'Decidi pôr fim à minha vida antes do Natal.',
+			'i pack des nimma, i bring mi heit no um',
 		])
 			assert.equal(rules(text), 'high', text);
 		for (const text of [
@@ -606,6 +608,8 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			'Hanging myself in the shed as soon as I finish typing this.',
 			'Der Hof ist verloren. Morgen früh häng ich mich in der Scheune auf.',
 			'Perdimos la cosecha. Mañana temprano me cuelgo en el galpón.',
+			"Don't bother replying. By the time you read this I'll have done it.",
+			'Im in the river now up to my chest, the current is strong, im going to let it take me',
 		])
 			assert.equal(rules(text), 'imminent', text);
 		for (const text of [
@@ -620,6 +624,8 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 			"nurse here: if someone's taken an overdose, get them to A&E",
 			'jumping off the pier into the sea tomorrow with the lads, cant wait',
 			"Jumping off the bridge tomorrow!! bungee, 120m, I'm terrified and buzzing",
+			'gonna overdose on red bull and grind this season pass till 6am',
+			'hit my head on the cupboard door AGAIN. who designs kitchens like this',
 			'Digga wenn der BVB heute wieder verliert häng ich mich auf 😤',
 		])
 			assert.equal(rules(text), 'none', text);

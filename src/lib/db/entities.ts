@@ -412,7 +412,7 @@ export const FleetShard = defineEntity({
 	},
 });
 
-/** One lease per max_concurrency bucket: taken for 5 s by each IDENTIFY of any instance. */
+/** One lease per max_concurrency bucket: taken for 5.5 s by each IDENTIFY of any instance (Discord's 5 s and a margin). */
 export const FleetIdentify = defineEntity({
 	name: 'FleetIdentify',
 	tableName: 'fleet_identify',

@@ -15,7 +15,7 @@ import { formatShardIds } from './shard-config.ts';
  * - `claimShards` at start, under a fleet-wide advisory lock: refuses (with the reason) shards another live instance
  *   holds, shards outside the count, and a count other live instances disagree with. A just-killed predecessor's
  *   rows are waited out (up to one stale period) before refusing, so a restart after a crash does not need a person.
- * - `fleet_identify`: one lease per max_concurrency bucket, held 5 s after each IDENTIFY: Discord's login rate,
+ * - `fleet_identify`: one lease per max_concurrency bucket, held 5.5 s after each IDENTIFY: Discord's login rate,
  *   respected by all the fleet's shards together (`fleetIdentifyThrottler`, given to discord.js as
  *   `ws.buildIdentifyThrottler`).
  * - `fleet_jobs`: `runFleetJob` runs a fleet-wide job (the retention purge, the release check, the bot-list post) on
@@ -40,8 +40,12 @@ export const STALE_BEATS = 3;
 /** Namespace of Haven's fleet advisory locks (the second key tells them apart). */
 const FLEET_LOCK = 7264192;
 const CLAIM_LOCK_KEY = 0;
-/** How long a bucket stays taken after an IDENTIFY (Discord: max_concurrency identifies per 5 s). */
-export const IDENTIFY_HOLD_MS = 5_000;
+/**
+ * How long a bucket stays taken after an IDENTIFY. Discord allows max_concurrency identifies per 5 s, counted when
+ * they arrive; the lease is taken before the IDENTIFY is sent, and a loaded process can send it a few hundred ms
+ * later than the next one, so the lease holds half a second more than Discord's window.
+ */
+export const IDENTIFY_HOLD_MS = 5_500;
 
 /** This process, as other instances see it in `fleet_shards` and in errors: host, pid and a random tag. */
 export function newInstanceId(): string {
@@ -386,9 +390,9 @@ export interface IdentifyThrottlerOptions {
 
 /**
  * discord.js's `ws.buildIdentifyThrottler`: before each IDENTIFY a shard takes its bucket's lease in `fleet_identify`
- * (bucket = shard id % max_concurrency, as Discord counts), which stays taken 5 s. Every shard of every instance goes
+ * (bucket = shard id % max_concurrency, as Discord counts), which stays taken 5.5 s. Every shard of every instance goes
  * through the same rows, so the fleet as a whole identifies at Discord's rate. If the database does not answer, the
- * shard waits the 5 s on its own, as discord.js's own throttler would, rather than not connecting.
+ * shard waits the 5.5 s on its own, as discord.js's own throttler would, rather than not connecting.
  */
 export function fleetIdentifyThrottler({ orm, instanceId, holdMs = IDENTIFY_HOLD_MS, log }: IdentifyThrottlerOptions) {
 	return async (manager: GatewayInfoSource) => {

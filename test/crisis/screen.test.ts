@@ -822,6 +822,70 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 	});
 });
 
+describe('screen: explicit intent told in a few words, in every language (the rules alone)', () => {
+	const rules = (text: string): CrisisLevel => screenRules(text).level;
+
+	test('pills or poison taken in a few words is an emergency; the same verbs about gum or vitamins are not', () => {
+		for (const text of [
+			"shoved my whole prescription down. 14 days' worth. it's done",
+			"right now I'm washing down every pill in the house with a bottle of vodka",
+			'done. took everything in the cupboard. love you mum',
+			'injected all the insulin i had left. goodnight',
+			'gas is on. windows taped. typing this while i still can',
+			"The car's running in the garage and the door's shut. I'm sorry.",
+		])
+			assert.equal(rules(text), 'imminent', text);
+		for (const text of [
+			'took all my vitamins this morning',
+			'took the whole pack of gum on the flight and now my jaw hurts lol',
+			'took my meds an hour ago, feeling better',
+		])
+			assert.equal(rules(text), 'none', text);
+	});
+
+	test('at a height, then what comes next in the next sentence; a view, a past story or a car park are not', () => {
+		for (const text of [
+			'on the bridge. 10 more minutes and then i jump',
+			'Je suis sur le pont au-dessus de la Loire. Je vais sauter.',
+			'steh auf der Brücke. spring gleich.',
+			'Sono sul ponte e sto per buttarmi.',
+			'Estou na ponte 25 de Abril. Vou saltar.',
+		])
+			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
+		for (const text of [
+			'on the bridge taking photos, the view is amazing',
+			"2019 stand ich auf der brücke und wollte springen. heute geht's mir gut",
+			"I'm sitting in the car in the work car park with the engine running because I can't face going in.",
+		])
+			assert.equal(rules(text), 'none', text);
+	});
+
+	test('a decision with a time inside the words; the same words about a deadline or a past attempt are not', () => {
+		for (const text of [
+			'Ich werde mir am Wochenende das Leben nehmen.',
+			'Decidi tirar minha própria vida no domingo.',
+			'el sábado termino con mi vida',
+			"I'll be dead by morning. I've decided.",
+			"i'm killing myself this weekend, already decided",
+			"I'm done being alive.",
+			"I'm going to walk into the sea tonight.",
+		])
+			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
+		for (const text of [
+			"I'll be dead by friday at this rate. three deadlines and a presentation",
+			'faz 3 anos que tentei tirar minha vida. hoje eu caso',
+			"i'm killing myself at the gym this week",
+			'my coworker is walking into the sea tomorrow for a charity dip',
+		])
+			assert.equal(rules(text), 'none', text);
+	});
+
+	test('"im done. goodbye" alone gets a gentle reply; leaving a server does not', () => {
+		assert.equal(rules('im done. goodbye'), 'concern');
+		assert.equal(rules('im done with this server. goodbye'), 'none');
+	});
+});
+
 describe('screen: the assessment', () => {
 	test('never carries the text, only phrase ids', () => {
 		const text = 'my secret is i want to kill myself tonight';

@@ -880,6 +880,68 @@ describe('screen: explicit intent told in a few words, in every language (the ru
 			assert.equal(rules(text), 'none', text);
 	});
 
+	test('a rope tied with the chair beneath, in four languages; a rope for a goat pen is no plan', () => {
+		for (const text of [
+			"tied it to the loft hatch. chair's under it. bye",
+			'heute nacht ist es so weit. der strick hängt schon.',
+			'La cuerda ya está atada a la viga.',
+			"j'ai fait le nœud, le tabouret est en dessous.",
+			'Schlinge ist fertig, Hocker steht drunter.',
+		])
+			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
+		assert.equal(rules('the chair is under the table'), 'none');
+	});
+
+	test('a plan named as one, a date inside the words, and the same words about moving abroad, a game or an outage', () => {
+		for (const text of [
+			'my su1c1de plan is ready, just need to wait till my parents go on their trip',
+			"Does life insurance still pay out on a suicide after the two year mark? I'm at two years three months.",
+			'Los 30 los cumplo en marzo. No pienso estar vivo para soplar las velas.',
+			'em dezembro eu me mato, tá decidido',
+			"I'm sat in the car in the garage. Engine's running.",
+			"by sunday i'll be dead",
+			'ending it in 20 min',
+		])
+			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
+		for (const text of [
+			'gonna rope in my brother to help me move the sofa tonight',
+			'i will finish my life in this country and start new life in canada next month',
+			"Permadeath run: decided I'm ending it at floor 20 regardless",
+			'Se me cortó el internet y tuve que terminar el stream antes',
+		])
+			assert.equal(rules(text), 'none', text);
+	});
+
+	test('hoping an accident or the heart ends it, or that everyone would cope without me, is passive ideation', () => {
+		for (const text of [
+			'Driving home after a 14 hour shift I catch myself hoping a lorry comes across the central reservation.',
+			"I just think it'd be a mercy if my heart gave out in my sleep.",
+			'everyone would cope fine without me. probably better tbh',
+		])
+			assert.equal(rules(text), 'concern', text);
+		for (const text of ["the team will cope fine without me next week, I'm on holiday", "hope the storm doesn't hit me on the way home"])
+			assert.equal(rules(text), 'none', text);
+		assert.ok(levelRank(rules("A client told me he's going to hang himself and he knows where.")) >= levelRank('concern'));
+	});
+
+	test('dying named plainly, with a time or before anyone wakes; dying old and peaceful is no intent', () => {
+		for (const text of [
+			"I'm informing you that I'm going to die by suicide and that it is my choice to make.",
+			'just letting this server know i intend to die this weekend.',
+			"everyone's asleep. i'm going to die before they wake up",
+			'hoy a la noche me mato. lejos de casa',
+			'mi sono appena tagliata le vene e non chiamo nessuno.',
+			"stasera m'accido, appena se ne vanno a dormire.",
+			'jvais me buter avant la rentrée.',
+		])
+			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
+		for (const text of [
+			'I intend to die peacefully in my sleep at 100, surrounded by grandkids',
+			"the film: he's going to die by suicide in act three",
+		])
+			assert.equal(rules(text), 'none', text);
+	});
+
 	test('"im done. goodbye" alone gets a gentle reply; leaving a server does not', () => {
 		assert.equal(rules('im done. goodbye'), 'concern');
 		assert.equal(rules('im done with this server. goodbye'), 'none');

@@ -824,44 +824,46 @@ describe('screen: acts under way, in every language (the rules alone)', () => {
 
 describe('screen: explicit intent told in a few words, in every language (the rules alone)', () => {
 	const rules = (text: string): CrisisLevel => screenRules(text).level;
+	const atLeast = (min: CrisisLevel, texts: string[]) => {
+		for (const text of texts) assert.ok(levelRank(rules(text)) >= levelRank(min), text);
+	};
+	const exactly = (level: CrisisLevel, texts: string[]) => {
+		for (const text of texts) assert.equal(rules(text), level, text);
+	};
 
 	test('pills or poison taken in a few words is an emergency; the same verbs about gum or vitamins are not', () => {
-		for (const text of [
+		exactly('imminent', [
 			"shoved my whole prescription down. 14 days' worth. it's done",
 			"right now I'm washing down every pill in the house with a bottle of vodka",
 			'done. took everything in the cupboard. love you mum',
 			'injected all the insulin i had left. goodnight',
 			'gas is on. windows taped. typing this while i still can',
 			"The car's running in the garage and the door's shut. I'm sorry.",
-		])
-			assert.equal(rules(text), 'imminent', text);
-		for (const text of [
+		]);
+		exactly('none', [
 			'took all my vitamins this morning',
 			'took the whole pack of gum on the flight and now my jaw hurts lol',
 			'took my meds an hour ago, feeling better',
-		])
-			assert.equal(rules(text), 'none', text);
+		]);
 	});
 
 	test('at a height, then what comes next in the next sentence; a view, a past story or a car park are not', () => {
-		for (const text of [
+		atLeast('high', [
 			'on the bridge. 10 more minutes and then i jump',
 			'Je suis sur le pont au-dessus de la Loire. Je vais sauter.',
 			'steh auf der Brücke. spring gleich.',
 			'Sono sul ponte e sto per buttarmi.',
 			'Estou na ponte 25 de Abril. Vou saltar.',
-		])
-			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
-		for (const text of [
+		]);
+		exactly('none', [
 			'on the bridge taking photos, the view is amazing',
 			"2019 stand ich auf der brücke und wollte springen. heute geht's mir gut",
 			"I'm sitting in the car in the work car park with the engine running because I can't face going in.",
-		])
-			assert.equal(rules(text), 'none', text);
+		]);
 	});
 
 	test('a decision with a time inside the words; the same words about a deadline or a past attempt are not', () => {
-		for (const text of [
+		atLeast('high', [
 			'Ich werde mir am Wochenende das Leben nehmen.',
 			'Decidi tirar minha própria vida no domingo.',
 			'el sábado termino con mi vida',
@@ -869,31 +871,28 @@ describe('screen: explicit intent told in a few words, in every language (the ru
 			"i'm killing myself this weekend, already decided",
 			"I'm done being alive.",
 			"I'm going to walk into the sea tonight.",
-		])
-			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
-		for (const text of [
+		]);
+		exactly('none', [
 			"I'll be dead by friday at this rate. three deadlines and a presentation",
 			'faz 3 anos que tentei tirar minha vida. hoje eu caso',
 			"i'm killing myself at the gym this week",
 			'my coworker is walking into the sea tomorrow for a charity dip',
-		])
-			assert.equal(rules(text), 'none', text);
+		]);
 	});
 
 	test('a rope tied with the chair beneath, in four languages; a rope for a goat pen is no plan', () => {
-		for (const text of [
+		atLeast('high', [
 			"tied it to the loft hatch. chair's under it. bye",
 			'heute nacht ist es so weit. der strick hängt schon.',
 			'La cuerda ya está atada a la viga.',
 			"j'ai fait le nœud, le tabouret est en dessous.",
 			'Schlinge ist fertig, Hocker steht drunter.',
-		])
-			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
+		]);
 		assert.equal(rules('the chair is under the table'), 'none');
 	});
 
 	test('a plan named as one, a date inside the words, and the same words about moving abroad, a game or an outage', () => {
-		for (const text of [
+		atLeast('high', [
 			'my su1c1de plan is ready, just need to wait till my parents go on their trip',
 			"Does life insurance still pay out on a suicide after the two year mark? I'm at two years three months.",
 			'Los 30 los cumplo en marzo. No pienso estar vivo para soplar las velas.',
@@ -901,31 +900,27 @@ describe('screen: explicit intent told in a few words, in every language (the ru
 			"I'm sat in the car in the garage. Engine's running.",
 			"by sunday i'll be dead",
 			'ending it in 20 min',
-		])
-			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
-		for (const text of [
+		]);
+		exactly('none', [
 			'gonna rope in my brother to help me move the sofa tonight',
 			'i will finish my life in this country and start new life in canada next month',
 			"Permadeath run: decided I'm ending it at floor 20 regardless",
 			'Se me cortó el internet y tuve que terminar el stream antes',
-		])
-			assert.equal(rules(text), 'none', text);
+		]);
 	});
 
 	test('hoping an accident or the heart ends it, or that everyone would cope without me, is passive ideation', () => {
-		for (const text of [
+		exactly('concern', [
 			'Driving home after a 14 hour shift I catch myself hoping a lorry comes across the central reservation.',
 			"I just think it'd be a mercy if my heart gave out in my sleep.",
 			'everyone would cope fine without me. probably better tbh',
-		])
-			assert.equal(rules(text), 'concern', text);
-		for (const text of ["the team will cope fine without me next week, I'm on holiday", "hope the storm doesn't hit me on the way home"])
-			assert.equal(rules(text), 'none', text);
+		]);
+		exactly('none', ["the team will cope fine without me next week, I'm on holiday", "hope the storm doesn't hit me on the way home"]);
 		assert.ok(levelRank(rules("A client told me he's going to hang himself and he knows where.")) >= levelRank('concern'));
 	});
 
 	test('dying named plainly, with a time or before anyone wakes; dying old and peaceful is no intent', () => {
-		for (const text of [
+		atLeast('high', [
 			"I'm informing you that I'm going to die by suicide and that it is my choice to make.",
 			'just letting this server know i intend to die this weekend.',
 			"everyone's asleep. i'm going to die before they wake up",
@@ -933,13 +928,11 @@ describe('screen: explicit intent told in a few words, in every language (the ru
 			'mi sono appena tagliata le vene e non chiamo nessuno.',
 			"stasera m'accido, appena se ne vanno a dormire.",
 			'jvais me buter avant la rentrée.',
-		])
-			assert.ok(levelRank(rules(text)) >= levelRank('high'), text);
-		for (const text of [
+		]);
+		exactly('none', [
 			'I intend to die peacefully in my sleep at 100, surrounded by grandkids',
 			"the film: he's going to die by suicide in act three",
-		])
-			assert.equal(rules(text), 'none', text);
+		]);
 	});
 
 	test('"im done. goodbye" alone gets a gentle reply; leaving a server does not', () => {

@@ -73,6 +73,19 @@ describe('haven serve', () => {
 		await assert.rejects(fetch(`${running.url}/healthz`), 'no longer accepting');
 	});
 
+	test('a SIGTERM during start-up is not lost: Haven stops cleanly once it is up, and starts again on the same data', async () => {
+		const env = embedded();
+		const starting = haven(['serve'], env);
+		await waitFor(() => /Applied migrations/.test(starting.output()), { timeoutMs: 30_000, what: 'the migrations' });
+		starting.child.kill('SIGTERM');
+		assert.equal(await starting.exited, 0);
+		assert.match(starting.output(), /Haven stopped/);
+		const again = await serve(env);
+		assert.match(again.output(), /Database schema is up to date/);
+		again.child.kill('SIGTERM');
+		assert.equal(await again.exited, 0);
+	});
+
 	test('does not wait for idle keep-alive connections on SIGINT', async () => {
 		const running = await serve(embedded());
 		// Hold a keep-alive connection open: shutdown must not wait for it.

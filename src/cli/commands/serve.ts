@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, productionRefusals } from '../../lib/core/config.ts';
+import type { Haven } from '../../index.ts';
 import { examples } from '../output.ts';
 
 export default function register(program: Command): void {
@@ -16,25 +17,42 @@ export default function register(program: Command): void {
 				);
 			}
 			const { startHaven } = await import('../../index.ts');
-			const haven = await startHaven(config);
-			if (!haven.url) return;
-			const stop = () => {
-				process.off('SIGTERM', stop);
-				process.off('SIGINT', stop);
-				void haven.stop().then(
-					() => (process.exitCode = 0),
-					(error: unknown) => {
-						console.error(`haven: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-						process.exitCode = 1;
-					},
-				);
+			// Listening from the start: the "is up" line is written before startHaven returns, and a signal in between
+			// would otherwise meet Node's default action and leave the embedded PostgreSQL running. A signal during
+			// start-up stops Haven as soon as it is up.
+			let haven: Haven | undefined;
+			let signalled = false;
+			const onSignal = () => {
+				process.off('SIGTERM', onSignal);
+				process.off('SIGINT', onSignal);
+				signalled = true;
+				if (haven) stopHaven(haven);
 			};
-			process.on('SIGTERM', stop);
-			process.on('SIGINT', stop);
+			process.on('SIGTERM', onSignal);
+			process.on('SIGINT', onSignal);
+			try {
+				haven = await startHaven(config);
+			} finally {
+				if (!haven?.url) {
+					process.off('SIGTERM', onSignal);
+					process.off('SIGINT', onSignal);
+				}
+			}
+			if (haven.url && signalled) stopHaven(haven);
 		});
 	examples(serve, [
 		'haven serve                                   # embedded PostgreSQL in ./data, API-only without TOKEN',
 		'NODE_ENV=production DATABASE_URL=postgresql://haven@db/haven ENCRYPTION_KEY=$(cat key) haven serve',
 		'SERVICE_MIGRATE_ONLY=1 haven serve            # apply migrations and exit',
 	]);
+}
+
+function stopHaven(haven: Haven): void {
+	void haven.stop().then(
+		() => (process.exitCode = 0),
+		(error: unknown) => {
+			console.error(`haven: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+			process.exitCode = 1;
+		},
+	);
 }

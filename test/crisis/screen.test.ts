@@ -928,11 +928,70 @@ describe('screen: explicit intent told in a few words, in every language (the ru
 			'mi sono appena tagliata le vene e non chiamo nessuno.',
 			"stasera m'accido, appena se ne vanno a dormire.",
 			'jvais me buter avant la rentrée.',
+			"demain j'me tue, c'est décidé.",
 		]);
 		exactly('none', [
 			'I intend to die peacefully in my sleep at 100, surrounded by grandkids',
 			"the film: he's going to die by suicide in act three",
 		]);
+	});
+
+	test('leaving this world on a date, taking oneself out of the equation, letting go on a bridge; the same words at rest', () => {
+		atLeast('high', [
+			'im leaving this world on my birthday. 18 years is enough',
+			'taking myself out of the equation for good. they can have their quiet house',
+			"hey. you were all good friends to me. I'm on the bridge and I'm letting go in a minute",
+		]);
+		assert.equal(rules('i just want to fall asleep and never wake up, honestly'), 'concern');
+		exactly('none', [
+			"I'm leaving this world behind for a week in the mountains, no wifi",
+			'taking myself out of the equation at work, let them sort the rota',
+			"walking into the river now with the kids, water's lovely",
+		]);
+	});
+
+	test('intent in the future tense in German and Italian, a promise kept for a birthday, dead "and not by accident"', () => {
+		atLeast('high', [
+			'Ich werde mich töten. Ich hab mit allen geredet, es hilft nichts.',
+			'mi ucciderò prima di natale, ho già deciso',
+			'ho promesso a me stessa che il giorno del mio compleanno mi sarei uccisa. manca una settimana.',
+			"I'll be dead before they change the locks, and not by accident.",
+			'no one would notice if i killed myself and im gonna. watch',
+		]);
+		exactly('none', ['ich werde mich tot lachen, wenn er das sieht', 'da piccola ero convinta che mi sarei sposata a vent’anni']);
+	});
+
+	test('no will to live, urges since the last cut, a relapse after a clean streak, an overdose written "od\'d"; the same words at rest', () => {
+		atLeast('concern', [
+			'Respected members, I am not having any will to live. I do my duty and come home and lie down.',
+			'been 4 months since i last cut and the urge is so loud tonight. sitting on my hands',
+			'exam stress is making me want to scratch my arms up again',
+			'wouldnt mind if the tractor rolled on me some days. saves everyone the bother',
+		]);
+		atLeast('high', ['relapsed. 2 years clean from sh and i threw it away on a tuesday over nothing']);
+		exactly('imminent', ["i od'd like 20 mins ago. feeling weird"]);
+		exactly('none', [
+			'odd, 20 mins ago the lights flickered',
+			'six months since i last cut my hair and it shows',
+			'i wouldnt mind if the rain held off for the barbecue',
+		]);
+	});
+
+	test('recovery told as a story ("before", a dark period, "llegué a pensar", "cheguei a pensar"), a quit game, a chore, a power cut and sore feet are no crisis', () => {
+		exactly('none', [
+			"Before I wanted to die because of my debts and being far from my family. Now I'm ok already, I have good friends here.",
+			'When I came to England I had a very dark period and I thought about suicide often. It is now 4 years later and I am much better.',
+			'hace un tiempo estuve muy mal, llegué a pensar en quitarme la vida. ahora con la psicóloga y la medicación estoy bastante mejor',
+			'já estive num sítio muito escuro, cheguei a pensar em acabar com tudo. agora, com a terapia, consigo olhar para trás',
+			"died on the same jump in elden ring 40 times. i'm done. ending it tonight, uninstalling and going to bed",
+			'wenn ich noch eine excel-tabelle formatieren muss bring ich mich um 🙃',
+			'Power cut again from 2 to 6, no fan, whole street is dark. Inverter also died.',
+			'after that 12 hour shift my feet want to die. my feet specifically. rest of me is fine',
+			'kms, missed the easiest shot in the whole match and threw the round',
+			'kms, me caí del mapa con la bandera a 2 segundos de ganar, perdón equipo',
+		]);
+		atLeast('high', ['cut again last night. deeper this time']);
+		atLeast('high', ['Before I wanted to die. Now I want it again, tonight.']);
 	});
 
 	test('"im done. goodbye" alone gets a gentle reply; leaving a server does not', () => {

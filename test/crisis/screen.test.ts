@@ -990,8 +990,7 @@ describe('screen: explicit intent told in a few words, in every language (the ru
 			'kms, missed the easiest shot in the whole match and threw the round',
 			'kms, me caí del mapa con la bandera a 2 segundos de ganar, perdón equipo',
 		]);
-		atLeast('high', ['cut again last night. deeper this time']);
-		atLeast('high', ['Before I wanted to die. Now I want it again, tonight.']);
+		atLeast('high', ['cut again last night. deeper this time', 'Before I wanted to die. Now I want it again, tonight.']);
 	});
 
 	test('"im done. goodbye" alone gets a gentle reply; leaving a server does not', () => {
